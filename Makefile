@@ -1,0 +1,107 @@
+# xipbench: build, test, fuzz and benchmark.
+#
+#   make run          the main job (installs missing Debian packages first)
+#   make test         every test; ends with one line "N passed, N failed"
+#   make check-asan   the same under AddressSanitizer + UndefinedBehaviorSanitizer
+#   make fuzz         libFuzzer targets (clang) in build/fuzz/
+#   make bench        benchmarks against the targets in DESIGN.md
+
+BUILD    ?= build
+CC       ?= cc
+OPT      ?= -O2
+SAN      ?=
+WERROR   ?= $(if $(CI),-Werror,)
+WARN     := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wno-missing-field-initializers
+CFLAGS   := -std=c11 -g $(OPT) $(WARN) $(WERROR) $(SAN) $(EXTRA_CFLAGS)
+CPPFLAGS := -D_GNU_SOURCE -DXB_SOURCE_DIR='"$(CURDIR)"' -MMD -MP
+LDFLAGS  := $(SAN)
+CORE_LIBS := -lelf -lm
+
+ifeq ($(origin CC),default)
+CC := cc
+endif
+
+CORE_SRC := $(wildcard core/*.c)
+CLI_SRC  := $(filter-out cli/main.c,$(wildcard cli/*.c))
+UNIT_SRC := $(wildcard tests/unit/test_*.c)
+FUZZ_SRC := $(wildcard tests/fuzz/fuzz_*.c)
+BENCH_SRC := $(wildcard bench/bench_*.c)
+
+obj = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
+
+CORE_OBJ := $(call obj,$(CORE_SRC))
+CLI_OBJ  := $(call obj,$(CLI_SRC))
+UNIT_BIN := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
+REPLAY_BIN := $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz-replay/%,$(FUZZ_SRC))
+FUZZ_BIN := $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz/%,$(FUZZ_SRC))
+BENCH_BIN := $(patsubst bench/%.c,$(BUILD)/bench/%,$(BENCH_SRC))
+
+.PHONY: all deps run test check-asan fuzz bench clean tests-build
+
+all: $(BUILD)/xipbench
+
+deps:
+	@sh scripts/ensure-deps.sh
+
+$(BUILD)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
+
+$(BUILD)/libcore.a: $(CORE_OBJ)
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
+
+$(BUILD)/libcli.a: $(CLI_OBJ)
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
+
+$(BUILD)/xipbench: $(call obj,cli/main.c) $(BUILD)/libcli.a $(BUILD)/libcore.a
+	$(CC) $(LDFLAGS) -o $@ $< $(BUILD)/libcli.a $(BUILD)/libcore.a $(CORE_LIBS)
+
+$(BUILD)/tests/%: $(call obj,tests/unit/%.c) $(BUILD)/libcore.a
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $< $(BUILD)/libcore.a $(CORE_LIBS) -lcmocka
+
+# Fuzz targets also build with the ordinary compiler and a small driver, so that
+# `make test` replays their corpora (under ASan with `make check-asan`).
+$(BUILD)/fuzz-replay/%: $(call obj,tests/fuzz/%.c) $(call obj,tests/fuzz/replay_main.c) $(BUILD)/libcore.a
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ $(CORE_LIBS)
+
+$(BUILD)/bench/%: $(call obj,bench/%.c) $(BUILD)/libcore.a
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ $(CORE_LIBS)
+
+tests-build: $(BUILD)/xipbench $(UNIT_BIN) $(REPLAY_BIN)
+
+test: deps
+	@$(MAKE) --no-print-directory -s tests-build >$(BUILD).make.log 2>&1 || { cat $(BUILD).make.log; echo "0 passed, 1 failed"; exit 1; }
+	@sh tests/run.sh $(BUILD)
+
+check-asan:
+	@$(MAKE) --no-print-directory test BUILD=build-asan OPT=-O1 \
+		SAN="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined"
+
+FUZZ_CC ?= clang
+FUZZ_FLAGS := -std=c11 -g -O1 -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined
+fuzz: deps
+	@mkdir -p $(BUILD)/fuzz
+	@for f in $(FUZZ_SRC); do \
+		n=$$(basename $$f .c); \
+		echo "  FUZZ $$n"; \
+		$(FUZZ_CC) $(FUZZ_FLAGS) -o $(BUILD)/fuzz/$$n $$f $(CORE_SRC) $(CORE_LIBS) || exit 1; \
+	done
+	@echo "fuzz targets in $(BUILD)/fuzz/; run one with: $(BUILD)/fuzz/NAME tests/fuzz/corpus/NAME"
+
+bench: deps
+	@$(MAKE) --no-print-directory -s $(BUILD)/xipbench $(BENCH_BIN)
+	@sh bench/run.sh $(BUILD)
+
+run: deps
+	@$(MAKE) --no-print-directory -s $(BUILD)/xipbench
+	@sh scripts/demo.sh $(BUILD)
+
+clean:
+	rm -rf build build-asan build.make.log build-asan.make.log
+
+-include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)

@@ -1,0 +1,139 @@
+/* cli: dispatches `xipbench NAME ...` to the subcommand table. */
+#include "cli.h"
+
+#include <limits.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../core/util.h"
+
+static const xb_command *const commands[] = {
+	&cmd_info, &cmd_plan, &cmd_predict, &cmd_cache, NULL,
+};
+
+static const xb_command *find_command(const char *name)
+{
+	for (int i = 0; commands[i]; i++)
+		if (strcmp(commands[i]->name, name) == 0)
+			return commands[i];
+	return NULL;
+}
+
+static void print_overview(FILE *f)
+{
+	fprintf(f, "usage: xipbench COMMAND [options]\n\n"
+		   "xipbench: the code-layout workbench for firmware that runs from cached flash.\n\n"
+		   "commands:\n");
+	for (int i = 0; commands[i]; i++)
+		fprintf(f, "  %-10s %s\n", commands[i]->name, commands[i]->summary);
+	fprintf(f, "\n`xipbench COMMAND --help` describes one command.\n");
+}
+
+int cli_fail(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+	fprintf(stderr, "xipbench %s: ", cmd);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return XB_EXIT_FAIL;
+}
+
+void cli_print_usage(const char *cmd, FILE *f)
+{
+	const xb_command *c = find_command(cmd);
+	if (c)
+		fputs(c->usage, f);
+}
+
+int cli_usage_error(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+	fprintf(stderr, "xipbench %s: ", cmd);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	const xb_command *c = find_command(cmd);
+	if (c) {
+		/* the first line of the usage text is the synopsis */
+		const char *nl = strchr(c->usage, '\n');
+		fprintf(stderr, "%.*s\n", nl ? (int)(nl - c->usage) : (int)strlen(c->usage), c->usage);
+	}
+	return XB_EXIT_USAGE;
+}
+
+int cli_wants_help(int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--") == 0)
+			return 0;
+		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0)
+			return 1;
+	}
+	return 0;
+}
+
+char *cli_data_path(const char *rel)
+{
+	const char *env = getenv("XIPBENCH_DATA");
+	if (env && *env) {
+		char *p = xasprintf("%s/%s", env, rel);
+		if (access(p, R_OK) == 0)
+			return p;
+		free(p);
+	}
+	char exe[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+	if (n > 0) {
+		exe[n] = 0;
+		char *slash = strrchr(exe, '/');
+		if (slash)
+			*slash = 0;
+		const char *tries[] = {"%s/../%s", "%s/%s", "%s/../share/xipbench/%s"};
+		for (size_t i = 0; i < sizeof tries / sizeof tries[0]; i++) {
+			char *p = xasprintf(tries[i], exe, rel);
+			if (access(p, R_OK) == 0)
+				return p;
+			free(p);
+		}
+	}
+#ifdef XB_SOURCE_DIR
+	char *p = xasprintf("%s/%s", XB_SOURCE_DIR, rel);
+	if (access(p, R_OK) == 0)
+		return p;
+	free(p);
+#endif
+	return NULL;
+}
+
+int cli_main(int argc, char **argv)
+{
+	if (argc < 2) {
+		print_overview(stderr);
+		return XB_EXIT_USAGE;
+	}
+	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
+	    strcmp(argv[1], "help") == 0) {
+		if (argc > 2 && find_command(argv[2])) {
+			cli_print_usage(argv[2], stdout);
+			return XB_EXIT_OK;
+		}
+		print_overview(stdout);
+		return XB_EXIT_OK;
+	}
+	const xb_command *c = find_command(argv[1]);
+	if (!c) {
+		fprintf(stderr, "xipbench: unknown command '%s'\n", argv[1]);
+		print_overview(stderr);
+		return XB_EXIT_USAGE;
+	}
+	if (cli_wants_help(argc - 1, argv + 1)) {
+		fputs(c->usage, stdout);
+		return XB_EXIT_OK;
+	}
+	return c->run(argc - 1, argv + 1);
+}

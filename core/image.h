@@ -1,0 +1,112 @@
+/* image: a firmware image loaded from an ARM ELF (libelf) and, optionally, its GNU ld map:
+ * every function with its address, size, sections, memory region and library. */
+#ifndef XB_IMAGE_H
+#define XB_IMAGE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mapfile.h"
+#include "target.h"
+#include "util.h"
+
+typedef struct xb_function {
+	char *name;        /* symbol name as in the ELF ("net_buf_alloc", "foo.isra.0") */
+	char *base_name;   /* without clone/LTO suffixes ("foo") */
+	char *suffix;      /* the suffixes removed (".isra.0"), "" if none */
+	uint32_t addr;     /* Thumb bit cleared */
+	uint32_t size;
+	bool is_local;     /* STB_LOCAL (static) */
+	enum xb_region_kind region;
+	int out_section;   /* index into image.sections, -1 if none */
+	int input;         /* index into image.map.inputs, -1 without a map or if not found */
+	int alias_of;      /* index of the first function (by index order) at the same address and
+			    * size, or -1: aliases share code, so layouts move them together */
+	int library;       /* index into image.libraries (always valid; "unknown" exists) */
+	int file;          /* index into image.files (STT_FILE name), -1 if none */
+	int same_name;     /* number of functions in the image with this name (>1: static
+			    * functions in different objects) */
+} xb_function;
+
+typedef struct xb_section {
+	char *name;
+	uint32_t addr, size, align;
+	uint32_t flags;    /* sh_flags */
+	uint32_t type;     /* sh_type */
+	enum xb_region_kind region;
+} xb_section;
+
+typedef struct xb_library {
+	char *name;        /* "subsys/net/ip", "kernel", "app", "unknown" */
+	char *group;       /* display group ("IP stack"), from the grouping file; = name if none */
+} xb_library;
+
+/* A symbol that is not a function but matters to layouts: linker-script markers such as
+ * __xipbench_hot_start. */
+typedef struct xb_marker {
+	char *name;
+	uint32_t addr;
+} xb_marker;
+
+typedef struct xb_image {
+	char *path;
+	uint32_t entry;
+	xb_function *funcs;  /* sorted by address, then name */
+	size_t nfuncs;
+	xb_section *sections;
+	size_t nsections;
+	xb_library *libraries;
+	size_t nlibraries;
+	char **files;
+	size_t nfiles;
+	xb_marker *markers;
+	size_t nmarkers;
+	bool has_map;
+	xb_map map;          /* valid if has_map */
+	uint32_t *input_align; /* per map input: alignment (bytes), or NULL before
+				* image_resolve_alignments */
+	bool *input_align_known; /* per map input: read from the object (true) or inferred */
+} xb_image;
+
+/* Loads the functions of a 32-bit little-endian ARM ELF. Errors name the file and the
+ * problem: not an ELF, truncated, wrong class or machine, no symbol table. The target
+ * gives memory regions (NULL: every function is XB_REGION_OTHER). */
+int image_load_elf(xb_image *img, const char *path, const xb_target *tg, xb_err *err);
+
+/* Attaches a GNU ld map: input section, archive/member and library of every function.
+ * Fails if the map does not belong to the ELF (its output sections' addresses and sizes
+ * disagree with the ELF's section headers, or its functions are not where the map puts
+ * their input sections). On failure the image is unchanged. */
+int image_attach_map(xb_image *img, const char *map_path, xb_err *err);
+
+/* Reads a grouping file (groups/default.groups format, docs/formats.md) and sets every
+ * library's display group. */
+int image_load_groups(xb_image *img, const char *groups_path, xb_err *err);
+
+/* Finds the alignment of every map input section by reading the objects and archives the
+ * map names (paths are tried as written, then relative to the map's folder). Sections whose
+ * object cannot be read get an alignment inferred from where the linker put them (the
+ * smallest power of two >= tg->code_align consistent with the placement) and are marked
+ * not known. Never fails for a missing object; fails for an unreadable corrupt one. */
+int image_resolve_alignments(xb_image *img, const xb_target *tg, xb_err *err);
+
+void image_free(xb_image *img);
+
+/* The function whose [addr, addr+size) contains addr (the first of aliases), or NULL. */
+const xb_function *image_function_at(const xb_image *img, uint32_t addr);
+/* Index of function by name; if several have the name, the first; -1 if none. */
+long image_find_function(const xb_image *img, const char *name);
+/* Address of a marker symbol, or -1. */
+int64_t image_marker(const xb_image *img, const char *name);
+
+/* Splits clone and LTO suffixes: "foo.isra.0.lto_priv.3" -> base "foo", suffix
+ * ".isra.0.lto_priv.3". Recognised: .lto_priv.N .isra.N .part.N .constprop.N .cold
+ * .localalias (and chains of them). Returns a new string; *suffix_at gets the offset. */
+char *image_base_name(const char *name, size_t *suffix_at);
+
+/* A name that identifies the function uniquely: its name, or for a name several objects
+ * define, "archive:member(section)" (or "member(section)"). Returns a new string. */
+char *image_qualified_name(const xb_image *img, const xb_function *f);
+
+#endif

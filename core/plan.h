@@ -1,0 +1,55 @@
+/* plan: layout planners (hot block, cache colouring, SRAM selection, name list) and the
+ * predicted cost of a layout. Every planner is deterministic: the same inputs give the same
+ * layout. */
+#ifndef XB_PLAN_H
+#define XB_PLAN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "image.h"
+#include "layout.h"
+#include "profile.h"
+#include "target.h"
+#include "trace.h"
+#include "util.h"
+
+typedef struct xb_plan_input {
+	const xb_image *img;      /* with a map and resolved alignments */
+	const xb_target *tg;
+	const xb_profile *prof;   /* may be NULL when a trace is given */
+	const xb_trace *trace;    /* may be NULL when a profile is given */
+	uint32_t sram_budget;     /* bytes of SRAM the sram/names planners may use */
+	uint32_t pad_budget;      /* bytes of padding the colouring may add */
+} xb_plan_input;
+
+typedef struct xb_planner {
+	const char *name;         /* "hot", "colour", "sram", "names" */
+	const char *summary;
+	int (*plan)(const xb_plan_input *in, xb_layout *out, xb_err *err);
+} xb_planner;
+
+extern const xb_planner plan_hot, plan_colour, plan_sram, plan_names;
+/* All planners, ended by NULL. */
+extern const xb_planner *const planners[];
+const xb_planner *plan_find(const char *name);
+
+/* The predicted cost of a layout. With a trace: the trace moved to the layout's addresses
+ * and replayed through the target's cache (model = "trace replay"), and the OPT bound.
+ * Without a trace: a conflict model from samples (model = "sample conflict model"): the
+ * often-executed lines of each set beyond the number of ways, weighted by their samples. */
+typedef struct xb_prediction {
+	const char *model;
+	double misses_per_echo;   /* trace replay; NaN without a trace */
+	double opt_bound_per_echo;/* OPT for a fully associative cache of the same lines; NaN
+				   * without a trace */
+	double conflict_score;    /* sample model: higher is worse; NaN without samples */
+	uint64_t compulsory, capacity;
+	int64_t conflict;
+	uint32_t extra_ram, pad_bytes, hot_bytes;
+	uint32_t sets_over_ways;  /* sets holding more often-executed lines than ways */
+} xb_prediction;
+
+int plan_predict(const xb_plan_input *in, const xb_layout *l, xb_prediction *out, xb_err *err);
+
+#endif

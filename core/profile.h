@@ -1,0 +1,71 @@
+/* profile: PC samples (DWT_PCSR reads) and their aggregation per function, per library
+ * and per cache line, with an idle window subtracted. Sample files are described in
+ * docs/formats.md: a binary form and a text form (one hex PC per line). */
+#ifndef XB_PROFILE_H
+#define XB_PROFILE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "image.h"
+#include "target.h"
+#include "util.h"
+
+enum {
+	XB_SAMPLE_IDLE = 1 << 0,  /* taken in the idle window (no traffic) */
+	XB_SAMPLE_SLEEP = 1 << 1, /* the core was sleeping (DHCSR.S_SLEEP) */
+};
+
+typedef struct xb_sample {
+	uint32_t pc;
+	uint32_t flags;           /* XB_SAMPLE_* */
+} xb_sample;
+
+typedef struct xb_samples {
+	xb_sample *s;
+	size_t n, cap;
+	/* Lengths of the busy and idle windows in seconds; 0 = unknown (the windows are then
+	 * taken to be of equal length, as the seed's method prescribes). */
+	double busy_seconds, idle_seconds;
+} xb_samples;
+
+void samples_init(xb_samples *s);
+void samples_free(xb_samples *s);
+void samples_push(xb_samples *s, uint32_t pc, uint32_t flags);
+int samples_read_file(xb_samples *s, const char *path, xb_err *err);
+int samples_parse(xb_samples *s, const uint8_t *data, size_t len, const char *name, xb_err *err);
+int samples_write_binary(const xb_samples *s, const char *path, xb_err *err);
+int samples_write_text(const xb_samples *s, const char *path, xb_err *err);
+
+typedef struct xb_line_count {
+	uint32_t line;           /* line address (pc & ~(line_size-1)) */
+	double busy, idle, net;
+} xb_line_count;
+
+typedef struct xb_func_profile {
+	double busy, idle;       /* samples in each window (idle already scaled to the busy window) */
+	double net;              /* max(0, busy - idle) */
+	double per_byte;         /* net / size */
+	uint32_t lines_sampled;  /* distinct cache lines with a busy sample */
+	double top2_share;       /* share of busy samples on its two busiest lines */
+} xb_func_profile;
+
+typedef struct xb_profile {
+	const xb_image *img;
+	uint32_t line_size;
+	xb_func_profile *func;    /* per image function (aliases: counted on the first) */
+	double *lib_net;          /* per image library */
+	xb_line_count *lines;     /* sorted by line address */
+	size_t nlines;
+	double busy_total, idle_total, net_total;
+	double unattributed;      /* busy samples outside any function (ROM, 0xFFFFFFFF...) */
+	double idle_scale;        /* factor applied to idle counts */
+} xb_profile;
+
+/* Aggregates samples against an image. line_size is the cache line (target). */
+void profile_build(xb_profile *p, const xb_image *img, const xb_samples *s, uint32_t line_size);
+void profile_free(xb_profile *p);
+/* Net samples of a line address, 0 if none (binary search). */
+double profile_line_net(const xb_profile *p, uint32_t line);
+
+#endif

@@ -1,0 +1,239 @@
+/* util: allocation that never returns NULL, error messages, small file helpers. */
+#include "util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+int xb_fail(xb_err *err, const char *fmt, ...)
+{
+	if (err) {
+		va_list ap;
+		va_start(ap, fmt);
+		vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+		va_end(ap);
+	}
+	return -1;
+}
+
+static void out_of_memory(size_t n)
+{
+	fprintf(stderr, "xipbench: out of memory (asked for %zu bytes)\n", n);
+	abort();
+}
+
+void *xmalloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+	if (!p)
+		out_of_memory(n);
+	return p;
+}
+
+void *xcalloc(size_t count, size_t n)
+{
+	void *p = calloc(count ? count : 1, n ? n : 1);
+	if (!p)
+		out_of_memory(count * n);
+	return p;
+}
+
+void *xrealloc(void *p, size_t n)
+{
+	void *q = realloc(p, n ? n : 1);
+	if (!q)
+		out_of_memory(n);
+	return q;
+}
+
+char *xstrdup(const char *s)
+{
+	return xstrndup(s, strlen(s));
+}
+
+char *xstrndup(const char *s, size_t n)
+{
+	char *p = xmalloc(n + 1);
+	memcpy(p, s, n);
+	p[n] = 0;
+	return p;
+}
+
+char *xasprintf(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	char *p = xmalloc((size_t)n + 1);
+	va_start(ap, fmt);
+	vsnprintf(p, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	return p;
+}
+
+void xb_grow(void *pp, size_t *cap, size_t need, size_t elem)
+{
+	void **p = pp;
+	if (need <= *cap)
+		return;
+	size_t n = *cap ? *cap : 16;
+	while (n < need)
+		n *= 2;
+	*p = xrealloc(*p, n * elem);
+	*cap = n;
+}
+
+int xb_read_file(const char *path, char **out, size_t *len, xb_err *err)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return xb_fail(err, "%s: %s", path, strerror(errno));
+	char *buf = NULL;
+	size_t n = 0, cap = 0;
+	for (;;) {
+		xb_grow(&buf, &cap, n + 65536 + 1, 1);
+		size_t got = fread(buf + n, 1, cap - n - 1, f);
+		n += got;
+		if (got == 0)
+			break;
+	}
+	int bad = ferror(f);
+	fclose(f);
+	if (bad) {
+		free(buf);
+		return xb_fail(err, "%s: read error", path);
+	}
+	buf[n] = 0;
+	*out = buf;
+	if (len)
+		*len = n;
+	return 0;
+}
+
+int xb_write_file_atomic(const char *path, const void *data, size_t len, xb_err *err)
+{
+	char *tmp = xasprintf("%s.tmp.%ld", path, (long)getpid());
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (fd < 0) {
+		xb_fail(err, "%s: %s", tmp, strerror(errno));
+		free(tmp);
+		return -1;
+	}
+	const char *p = data;
+	size_t left = len;
+	while (left) {
+		ssize_t w = write(fd, p, left);
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			xb_fail(err, "%s: %s", tmp, strerror(errno));
+			close(fd);
+			unlink(tmp);
+			free(tmp);
+			return -1;
+		}
+		p += w;
+		left -= (size_t)w;
+	}
+	if (fsync(fd) != 0 || close(fd) != 0) {
+		xb_fail(err, "%s: %s", tmp, strerror(errno));
+		unlink(tmp);
+		free(tmp);
+		return -1;
+	}
+	if (rename(tmp, path) != 0) {
+		xb_fail(err, "%s: %s", path, strerror(errno));
+		unlink(tmp);
+		free(tmp);
+		return -1;
+	}
+	free(tmp);
+	return 0;
+}
+
+int xb_mkdirs(const char *path, xb_err *err)
+{
+	char *p = xstrdup(path);
+	for (char *s = p + 1; *s; s++) {
+		if (*s != '/')
+			continue;
+		*s = 0;
+		if (mkdir(p, 0755) != 0 && errno != EEXIST) {
+			xb_fail(err, "%s: %s", p, strerror(errno));
+			free(p);
+			return -1;
+		}
+		*s = '/';
+	}
+	if (mkdir(p, 0755) != 0 && errno != EEXIST) {
+		xb_fail(err, "%s: %s", p, strerror(errno));
+		free(p);
+		return -1;
+	}
+	free(p);
+	return 0;
+}
+
+void sb_append(xb_strbuf *sb, const char *s, size_t n)
+{
+	xb_grow(&sb->buf, &sb->cap, sb->len + n + 1, 1);
+	memcpy(sb->buf + sb->len, s, n);
+	sb->len += n;
+	sb->buf[sb->len] = 0;
+}
+
+void sb_puts(xb_strbuf *sb, const char *s)
+{
+	sb_append(sb, s, strlen(s));
+}
+
+void sb_printf(xb_strbuf *sb, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	xb_grow(&sb->buf, &sb->cap, sb->len + (size_t)n + 1, 1);
+	va_start(ap, fmt);
+	vsnprintf(sb->buf + sb->len, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	sb->len += (size_t)n;
+}
+
+void sb_free(xb_strbuf *sb)
+{
+	free(sb->buf);
+	sb->buf = NULL;
+	sb->len = sb->cap = 0;
+}
+
+int xb_parse_u64(const char *s, uint64_t *out)
+{
+	if (!s || !*s || *s == '-' || *s == '+' || *s == ' ')
+		return -1;
+	char *end;
+	errno = 0;
+	unsigned long long v = strtoull(s, &end, 0);
+	if (errno || *end)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+void xb_json_string(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		if (*p == '"' || *p == '\\')
+			fprintf(f, "\\%c", *p);
+		else if (*p < 0x20)
+			fprintf(f, "\\u%04x", *p);
+		else
+			fputc(*p, f);
+	}
+	fputc('"', f);
+}

@@ -1,0 +1,62 @@
+/* util: allocation that never returns NULL, error messages, small file helpers. */
+#ifndef XB_UTIL_H
+#define XB_UTIL_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* An error a user can cause: one line naming the file, line or address concerned and
+ * what was wrong. Functions that can fail take an `xb_err *` (may be NULL), return -1
+ * on failure and fill it; they return 0 on success. */
+typedef struct xb_err {
+	char msg[512];
+} xb_err;
+
+/* Formats the message into err (no-op if err is NULL). Always returns -1 so that
+ * `return xb_fail(err, ...)` reads naturally. */
+int xb_fail(xb_err *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Allocation failure is not an input error: these print a message and abort. */
+void *xmalloc(size_t n);
+void *xcalloc(size_t count, size_t n);
+void *xrealloc(void *p, size_t n);
+char *xstrdup(const char *s);
+char *xstrndup(const char *s, size_t n);
+char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Grows *p (element size elem) so that it holds at least need elements; *cap is
+ * updated. Doubling, so amortised O(1) appends. */
+void xb_grow(void *p, size_t *cap, size_t need, size_t elem);
+
+/* Reads a whole file into a NUL-terminated buffer (*len excludes the NUL). The caller
+ * frees *out. Fails with "PATH: <strerror>" on error. */
+int xb_read_file(const char *path, char **out, size_t *len, xb_err *err);
+
+/* Writes data to path atomically: a temporary file in the same folder, fsync, rename.
+ * Either the old file or the whole new one exists afterwards. */
+int xb_write_file_atomic(const char *path, const void *data, size_t len, xb_err *err);
+
+/* mkdir -p. */
+int xb_mkdirs(const char *path, xb_err *err);
+
+/* A growable string (git's strbuf in miniature). buf is always NUL-terminated once
+ * anything was appended; sb_free releases it. */
+typedef struct xb_strbuf {
+	char *buf;
+	size_t len, cap;
+} xb_strbuf;
+void sb_append(xb_strbuf *sb, const char *s, size_t n);
+void sb_puts(xb_strbuf *sb, const char *s);
+void sb_printf(xb_strbuf *sb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void sb_free(xb_strbuf *sb);
+
+/* Parses an unsigned integer in decimal or 0x-hex; the whole string must be used.
+ * Returns 0 on success. */
+int xb_parse_u64(const char *s, uint64_t *out);
+
+/* JSON output helper: writes s as a JSON string literal (with quotes) to f. */
+void xb_json_string(FILE *f, const char *s);
+
+#endif

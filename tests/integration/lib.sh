@@ -1,0 +1,34 @@
+# Shared helpers for integration tests: TAP output, temp folders, tool checks.
+# Each test script is run from the source tree with $XIPBENCH, $XB_SRC, $XB_BUILD and
+# $XB_WORK (a fresh folder) set.
+XB_N=0
+XB_FAILED=0
+
+ok() { XB_N=$((XB_N + 1)); echo "ok $XB_N - $*"; }
+not_ok() { XB_N=$((XB_N + 1)); XB_FAILED=$((XB_FAILED + 1)); echo "not ok $XB_N - $*"; }
+
+# check DESCRIPTION COMMAND...: passes when the command exits 0.
+check() {
+	d=$1
+	shift
+	if "$@" >"$XB_WORK/last.out" 2>&1; then ok "$d"; else
+		not_ok "$d"
+		sed 's/^/# /' "$XB_WORK/last.out" | head -n 20
+	fi
+}
+
+# check_fails DESCRIPTION PATTERN COMMAND...: passes when the command exits non-zero
+# (not by a signal) and its output matches PATTERN (grep -E).
+check_fails() {
+	d=$1
+	pat=$2
+	shift 2
+	"$@" >"$XB_WORK/last.out" 2>&1
+	rc=$?
+	if [ $rc -ne 0 ] && [ $rc -lt 128 ] && grep -Eq "$pat" "$XB_WORK/last.out"; then ok "$d"; else
+		not_ok "$d (exit $rc)"
+		sed 's/^/# /' "$XB_WORK/last.out" | head -n 20
+	fi
+}
+
+finish() { [ "$XB_FAILED" -eq 0 ]; }
