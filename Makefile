@@ -22,14 +22,17 @@ CC := cc
 endif
 
 CORE_SRC := $(wildcard core/*.c)
+SIM_SRC  := $(wildcard sim/*.c)
 CLI_SRC  := $(filter-out cli/main.c,$(wildcard cli/*.c))
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 FUZZ_SRC := $(wildcard tests/fuzz/fuzz_*.c)
 BENCH_SRC := $(wildcard bench/bench_*.c)
+TESTLIB_SRC := $(wildcard tests/common/*.c)
 
 obj = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
 
 CORE_OBJ := $(call obj,$(CORE_SRC))
+SIM_OBJ  := $(call obj,$(SIM_SRC))
 CLI_OBJ  := $(call obj,$(CLI_SRC))
 UNIT_BIN := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
 REPLAY_BIN := $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz-replay/%,$(FUZZ_SRC))
@@ -51,26 +54,42 @@ $(BUILD)/libcore.a: $(CORE_OBJ)
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^
 
+# The virtual Pico (sim/): on top of core, under the CLI.
+$(BUILD)/libsim.a: $(SIM_OBJ) $(if $(SIM_OBJ),,$(BUILD)/obj/empty.o)
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
+
+$(BUILD)/obj/empty.o:
+	@mkdir -p $(dir $@)
+	echo 'typedef int xb_empty_unit;' | $(CC) -x c -c - -o $@
+
 $(BUILD)/libcli.a: $(CLI_OBJ)
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^
 
-$(BUILD)/xipbench: $(call obj,cli/main.c) $(BUILD)/libcli.a $(BUILD)/libcore.a
-	$(CC) $(LDFLAGS) -o $@ $< $(BUILD)/libcli.a $(BUILD)/libcore.a $(CORE_LIBS)
+$(BUILD)/xipbench: $(call obj,cli/main.c) $(BUILD)/libcli.a $(BUILD)/libsim.a $(BUILD)/libcore.a
+	$(CC) $(LDFLAGS) -o $@ $< $(BUILD)/libcli.a $(BUILD)/libsim.a $(BUILD)/libcore.a $(CORE_LIBS)
 
-$(BUILD)/tests/%: $(call obj,tests/unit/%.c) $(BUILD)/libcore.a
+# Shared test helpers (synthetic images ...) for unit tests and benchmarks.
+$(BUILD)/libtestcommon.a: $(call obj,$(TESTLIB_SRC))
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) -o $@ $< $(BUILD)/libcore.a $(CORE_LIBS) -lcmocka
+	rm -f $@ && ar rcs $@ $^
+
+# Unit tests link everything below the CLI; Unicorn is a test-only oracle.
+TEST_LIBS := -lcmocka -lunicorn -lpthread
+$(BUILD)/tests/%: $(call obj,tests/unit/%.c) $(BUILD)/libtestcommon.a $(BUILD)/libsim.a $(BUILD)/libcore.a
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $< $(BUILD)/libtestcommon.a $(BUILD)/libsim.a $(BUILD)/libcore.a $(CORE_LIBS) $(TEST_LIBS)
 
 # Fuzz targets also build with the ordinary compiler and a small driver, so that
 # `make test` replays their corpora (under ASan with `make check-asan`).
-$(BUILD)/fuzz-replay/%: $(call obj,tests/fuzz/%.c) $(call obj,tests/fuzz/replay_main.c) $(BUILD)/libcore.a
+$(BUILD)/fuzz-replay/%: $(call obj,tests/fuzz/%.c) $(call obj,tests/fuzz/replay_main.c) $(BUILD)/libsim.a $(BUILD)/libcore.a
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(CORE_LIBS)
 
-$(BUILD)/bench/%: $(call obj,bench/%.c) $(BUILD)/libcore.a
+$(BUILD)/bench/%: $(call obj,bench/%.c) $(BUILD)/libtestcommon.a $(BUILD)/libsim.a $(BUILD)/libcore.a
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) -o $@ $^ $(CORE_LIBS)
+	$(CC) $(LDFLAGS) -o $@ $^ $(CORE_LIBS) -lunicorn -lpthread
 
 tests-build: $(BUILD)/xipbench $(UNIT_BIN) $(REPLAY_BIN)
 
@@ -89,7 +108,7 @@ fuzz: deps
 	@for f in $(FUZZ_SRC); do \
 		n=$$(basename $$f .c); \
 		echo "  FUZZ $$n"; \
-		$(FUZZ_CC) $(FUZZ_FLAGS) -o $(BUILD)/fuzz/$$n $$f $(CORE_SRC) $(CORE_LIBS) || exit 1; \
+		$(FUZZ_CC) $(FUZZ_FLAGS) -o $(BUILD)/fuzz/$$n $$f $(CORE_SRC) $(SIM_SRC) $(CORE_LIBS) || exit 1; \
 	done
 	@echo "fuzz targets in $(BUILD)/fuzz/; run one with: $(BUILD)/fuzz/NAME tests/fuzz/corpus/NAME"
 

@@ -1,15 +1,148 @@
-/* cmd_plan: `xipbench plan` (not built yet). */
+/* cmd_plan: `xipbench plan`: plan a layout from samples or a trace and write its snippets. */
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/plan.h"
+#include "../core/snippet.h"
 #include "cli.h"
+#include "load.h"
+#include "report.h"
+
+static const char usage[] =
+	"usage: xipbench plan --elf ELF [--map MAP] [--samples FILE] [--trace FILE]\n"
+	"                     --strategy hot|colour|sram|names [--sram-budget BYTES]\n"
+	"                     [--pad-budget BYTES] [--target NAME] --out DIR [--json]\n"
+	"\n"
+	"Plans a layout of the image's functions and writes it to DIR: layout.txt, addresses.txt\n"
+	"(every function's predicted address), the GNU ld fragments (xipbench_hot.ld, xipbench_ramfunc.ld), the Zephyr files and names.txt.\n"
+	"Prints the predicted misses per echo beside the stock layout's and the OPT bound\n"
+	"(trace replay when --trace is given, else a conflict model from the samples).\n"
+	"\n"
+	"  --elf ELF            the stock build's ELF (linked with empty xipbench fragments)\n"
+	"  --map MAP            its GNU ld map (default: ELF.map or the ELF's name with .map)\n"
+	"  --samples FILE       PC samples (binary or text, see docs/formats-samples.md)\n"
+	"  --trace FILE         fetch trace with echo boundaries (docs/formats-target-trace.md)\n"
+	"  --strategy S         hot: sampled functions in one block, hottest first\n"
+	"                       colour: each hot function padded to a start set\n"
+	"                       sram: densest functions to SRAM within --sram-budget, rest coloured\n"
+	"                       names: only the SRAM name list, no colouring\n"
+	"  --sram-budget BYTES  SRAM for functions (default 12288)\n"
+	"  --pad-budget BYTES   colouring padding (default 32768)\n"
+	"  --target NAME        target name or file (default rp2040)\n"
+	"  --out DIR            where to write the layout (created)\n"
+	"  --json               print the result as JSON (keys in docs/cli.md)\n";
 
 static int run_plan(int argc, char **argv)
 {
-	(void)argc;
-	return cli_fail(argv[0], "not built yet");
+	enum { O_ELF = 1, O_MAP, O_SAMPLES, O_TRACE, O_STRATEGY, O_SRAM, O_PAD, O_TARGET, O_OUT, O_JSON };
+	static const struct option opts[] = {
+		{"elf", required_argument, 0, O_ELF},
+		{"map", required_argument, 0, O_MAP},
+		{"samples", required_argument, 0, O_SAMPLES},
+		{"trace", required_argument, 0, O_TRACE},
+		{"strategy", required_argument, 0, O_STRATEGY},
+		{"sram-budget", required_argument, 0, O_SRAM},
+		{"pad-budget", required_argument, 0, O_PAD},
+		{"target", required_argument, 0, O_TARGET},
+		{"out", required_argument, 0, O_OUT},
+		{"json", no_argument, 0, O_JSON},
+		{0, 0, 0, 0},
+	};
+	cli_load_opts lo = {.need_map = 1};
+	const char *samples = NULL, *trace = NULL, *strategy = NULL, *out = NULL;
+	uint64_t sram_budget = 12288, pad_budget = 32768;
+	int json = 0, c;
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (c) {
+		case O_ELF: lo.elf = optarg; break;
+		case O_MAP: lo.map = optarg; break;
+		case O_SAMPLES: samples = optarg; break;
+		case O_TRACE: trace = optarg; break;
+		case O_STRATEGY: strategy = optarg; break;
+		case O_SRAM:
+			if (xb_parse_u64(optarg, &sram_budget) != 0 || sram_budget > UINT32_MAX)
+				return cli_usage_error("plan", "bad --sram-budget '%s'", optarg);
+			break;
+		case O_PAD:
+			if (xb_parse_u64(optarg, &pad_budget) != 0 || pad_budget > UINT32_MAX)
+				return cli_usage_error("plan", "bad --pad-budget '%s'", optarg);
+			break;
+		case O_TARGET: lo.target = optarg; break;
+		case O_OUT: out = optarg; break;
+		case O_JSON: json = 1; break;
+		default: return cli_usage_error("plan", "unknown or incomplete option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		return cli_usage_error("plan", "unexpected argument '%s'", argv[optind]);
+	if (!lo.elf || !strategy || !out)
+		return cli_usage_error("plan", "--elf, --strategy and --out are required");
+	const xb_planner *pl = plan_find(strategy);
+	if (!pl)
+		return cli_usage_error("plan", "unknown strategy '%s' (hot, colour, sram, names)", strategy);
+	if (!samples && !trace)
+		return cli_usage_error("plan", "give PC samples (--samples) or a trace (--trace)");
+
+	xb_target tg;
+	xb_image img;
+	if (cli_load("plan", &lo, &tg, &img) != 0)
+		return XB_EXIT_FAIL;
+	xb_plan_input in = {.img = &img, .tg = &tg, .sram_budget = (uint32_t)sram_budget,
+			    .pad_budget = (uint32_t)pad_budget};
+	cli_inputs ci;
+	if (cli_inputs_load("plan", samples, trace, &img, &tg, &ci, &in) != 0) {
+		image_free(&img);
+		return XB_EXIT_FAIL;
+	}
+	int rc = XB_EXIT_FAIL;
+	xb_err err;
+	xb_layout l, stock;
+	layout_init(&l);
+	layout_init(&stock);
+	cli_report r = {.strategy = pl->name, .elf = lo.elf, .map = img.map.path, .trace = trace,
+			.samples = samples, .layout_dir = out};
+	if (pl->plan(&in, &l, &err) != 0 || plan_predict(&in, &l, &r.layout, &err) != 0 ||
+	    plan_predict(&in, &stock, &r.stock, &err) != 0) {
+		cli_fail("plan", "%s", err.msg);
+		goto done;
+	}
+	if (xb_mkdirs(out, &err) != 0 || snippet_write_all(&img, &tg, &l, out, &err) != 0) {
+		cli_fail("plan", "%s", err.msg);
+		goto done;
+	}
+	char *lpath = xasprintf("%s/layout.txt", out);
+	char *apath = xasprintf("%s/addresses.txt", out);
+	xb_placement pl_addr;
+	int wrc = layout_write_file(&l, &img, lpath, &err);
+	if (wrc == 0 && (wrc = layout_place(&img, &tg, &l, &pl_addr, &err)) == 0) {
+		wrc = placement_write_addresses(&img, &pl_addr, apath, &err);
+		placement_free(&pl_addr);
+	}
+	free(lpath);
+	free(apath);
+	if (wrc != 0) {
+		cli_fail("plan", "%s", err.msg);
+		goto done;
+	}
+	cli_report_count(&r, &l);
+	cli_report_print(&r, json, stdout);
+	if (!json)
+		printf("  wrote %s/: layout.txt, addresses.txt and the linker fragments\n", out);
+	rc = XB_EXIT_OK;
+done:
+	layout_free(&l);
+	layout_free(&stock);
+	cli_inputs_free(&ci);
+	image_free(&img);
+	return rc;
 }
 
 const xb_command cmd_plan = {
 	.name = "plan",
-	.summary = "(not built yet)",
-	.usage = "usage: xipbench plan\n",
+	.summary = "plan a layout (hot block, colouring, SRAM, name list) and write its snippets",
+	.usage = usage,
 	.run = run_plan,
 };

@@ -38,7 +38,8 @@ typedef struct xb_section {
 } xb_section;
 
 typedef struct xb_library {
-	char *name;        /* "subsys/net/ip", "kernel", "app", "unknown" */
+	char *name;        /* "subsys/net/ip", "kernel", "app", "unknown"; without a map,
+			    * "file:NAME.c" (the STT_FILE of static functions) */
 	char *group;       /* display group ("IP stack"), from the grouping file; = name if none */
 } xb_library;
 
@@ -51,7 +52,7 @@ typedef struct xb_marker {
 
 typedef struct xb_image {
 	char *path;
-	uint32_t entry;
+	uint32_t entry;      /* e_entry, Thumb bit cleared */
 	xb_function *funcs;  /* sorted by address, then name */
 	size_t nfuncs;
 	xb_section *sections;
@@ -74,18 +75,25 @@ typedef struct xb_image {
  * gives memory regions (NULL: every function is XB_REGION_OTHER). */
 int image_load_elf(xb_image *img, const char *path, const xb_target *tg, xb_err *err);
 
+/* The same from an ELF already in memory (len bytes at buf, which the caller keeps and
+ * frees); name is used for img->path and in messages. */
+int image_load_elf_mem(xb_image *img, const void *buf, size_t len, const char *name,
+		       const xb_target *tg, xb_err *err);
+
 /* Attaches a GNU ld map: input section, archive/member and library of every function.
  * Fails if the map does not belong to the ELF (its output sections' addresses and sizes
  * disagree with the ELF's section headers, or its functions are not where the map puts
  * their input sections). On failure the image is unchanged. */
 int image_attach_map(xb_image *img, const char *map_path, xb_err *err);
 
-/* Reads a grouping file (groups/default.groups format, docs/formats.md) and sets every
- * library's display group. */
+/* Reads a grouping file (groups/default.groups format, docs/formats-groups.md) and sets
+ * every library's display group. Call it after image_attach_map, which makes new
+ * libraries. */
 int image_load_groups(xb_image *img, const char *groups_path, xb_err *err);
 
 /* Finds the alignment of every map input section by reading the objects and archives the
- * map names (paths are tried as written, then relative to the map's folder). Sections whose
+ * map names (paths are tried as written, then relative to the map's folder and to its
+ * parent, where Zephyr's paths start; thin archives count as missing). Sections whose
  * object cannot be read get an alignment inferred from where the linker put them (the
  * smallest power of two >= tg->code_align consistent with the placement) and are marked
  * not known. Never fails for a missing object; fails for an unreadable corrupt one. */
@@ -106,7 +114,9 @@ int64_t image_marker(const xb_image *img, const char *name);
 char *image_base_name(const char *name, size_t *suffix_at);
 
 /* A name that identifies the function uniquely: its name, or for a name several objects
- * define, "archive:member(section)" (or "member(section)"). Returns a new string. */
+ * define, "archive:member(section)" (or "member(section)") with base names, or full paths
+ * where base names clash. Without a map: "file.c:name" from STT_FILE, else "name@0xADDR".
+ * Returns a new string. */
 char *image_qualified_name(const xb_image *img, const xb_function *f);
 
 #endif

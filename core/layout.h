@@ -63,9 +63,15 @@ int layout_place(const xb_image *img, const xb_target *tg, const xb_layout *l,
 		 xb_placement *out, xb_err *err);
 void placement_free(xb_placement *p);
 
-/* Moves every fetch of a function to its new address (same offset in the function). Fetches
- * outside any function are kept as they are. */
-void layout_apply_trace(const xb_image *img, const xb_placement *p, const xb_trace *in,
-			xb_trace *out);
+/* Writes "0xADDRESS NAME" for every function under the placement (names as in the ELF, so
+ * static functions that share a name appear once each), sorted by address. */
+int placement_write_addresses(const xb_image *img, const xb_placement *p, const char *path,
+			      xb_err *err);
+
+/* Moves every fetch of a function to its new address (same offset in the function). A fetch
+ * through another alias of flash (0x11..., 0x13...) keeps its alias while the function stays
+ * in flash. Fetches outside any function are kept as they are. out is initialised here. */
+void layout_apply_trace(const xb_image *img, const xb_target *tg, const xb_placement *p,
+			const xb_trace *in, xb_trace *out);
 
 #endif

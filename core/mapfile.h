@@ -52,7 +52,9 @@ typedef struct xb_map {
 
 /* Parses map text. Fails with "NAME:LINE: problem" when the text is not a GNU ld map
  * (no "Linker script and memory map" part, malformed numbers ...). Input sections of size
- * 0 and those under "Discarded input sections" are not listed. */
+ * 0, those under "Discarded input sections" and those of sections that hold no code
+ * (.debug*, .comment, .ARM.attributes ...) are not listed; nothing after "Cross Reference
+ * Table" is read. */
 int mapfile_parse(xb_map *m, const char *text, size_t len, const char *name, xb_err *err);
 int mapfile_load(xb_map *m, const char *path, xb_err *err);
 void mapfile_free(xb_map *m);
@@ -63,7 +65,9 @@ long mapfile_input_at(const xb_map *m, uint64_t addr);
 /* Library name for an input: the archive's base name without "lib" and ".a", with "__"
  * read as "/" (Zephyr: libsubsys__net.a -> subsys/net); for a plain object, the folder
  * that names its component (pico-sdk: .../src/rp2_common/hardware_gpio/gpio.c.obj ->
- * hardware_gpio; CMakeFiles/app.dir/main.c.obj -> app). Returns a new string. */
+ * hardware_gpio; CMakeFiles/app.dir/main.c.obj -> app; build/obj/app/main.o -> app).
+ * The toolchain's libc.a, libc_nano.a ... are "libc", libgcc.a "libgcc"; LTO partitions
+ * (*.ltrans.o) "lto"; no file "unknown". Returns a new string. */
 char *mapfile_library_name(const char *archive, const char *member);
 
 #endif

@@ -21,7 +21,8 @@ typedef struct xb_replay {
 	double misses_per_echo;
 } xb_replay;
 
-/* Replays t through a fresh cache built from the target's configuration. */
+/* Replays t through a fresh cache built from the target's configuration (fails only
+ * when that geometry is invalid). */
 int replay_trace(const xb_target *tg, const xb_trace *t, xb_replay *out, xb_err *err);
 
 /* 3C classification (Hill): compulsory = misses of an infinite cache (first touch of a
@@ -30,7 +31,12 @@ int replay_trace(const xb_target *tg, const xb_trace *t, xb_replay *out, xb_err 
  * target cache's misses minus the fully associative LRU misses (can be negative when the
  * set-associative cache happens to beat LRU). opt = Belady's OPT misses for the fully
  * associative cache: no layout of the same code in flash can miss less, up to line
- * alignment. All counts use the target's fill granularity as the unit of a miss. */
+ * alignment. All counts use the target's fill granularity as the unit of a miss: blocks
+ * are flash offset / fill and the fully associative models hold cache size / fill
+ * blocks. They see every fetch through any flash alias as an ordinary cached fetch (the
+ * same code, laid out normally), so the effect of the 0x11/0x12/0x13 aliases shows up
+ * in conflict. OPT never bypasses the cache, so a trace that uses the non-allocating
+ * alias can in rare cases beat it. */
 typedef struct xb_miss_classes {
 	xb_replay replay;        /* the target cache itself */
 	uint64_t compulsory;
@@ -44,10 +50,14 @@ typedef struct xb_miss_classes {
 int classify_misses(const xb_target *tg, const xb_trace *t, xb_miss_classes *out, xb_err *err);
 
 /* Belady's OPT on a sequence of block ids with a fully associative cache of `capacity`
- * blocks. Misses at indices >= count_from are counted. O(n log capacity). */
+ * blocks. Misses at indices >= count_from are counted. Since warm-up misses cost nothing,
+ * the counted part starts from the best state the warm-up allows (the `capacity` blocks
+ * it touched that are used again soonest), so the result is a lower bound on the counted
+ * misses of any cache of that capacity, whatever it did during warm-up. O(n log capacity)
+ * time after an O(n) hash pass; memory about 12 bytes per access. n < 2^32 - 2. */
 uint64_t opt_misses(const uint32_t *blocks, size_t n, size_t capacity, size_t count_from);
 
-/* LRU with a fully associative cache, same contract. */
+/* LRU with a fully associative cache, same contract (warm-up runs as plain LRU). O(n). */
 uint64_t fa_lru_misses(const uint32_t *blocks, size_t n, size_t capacity, size_t count_from);
 
 #endif

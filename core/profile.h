@@ -1,6 +1,7 @@
 /* profile: PC samples (DWT_PCSR reads) and their aggregation per function, per library
  * and per cache line, with an idle window subtracted. Sample files are described in
- * docs/formats.md: a binary form and a text form (one hex PC per line). */
+ * docs/formats-samples.md: a binary form ("XIPBSMP1" header, then (pc, flags) records, little
+ * endian) and a text form (one hex PC per line, `idle` / `busy` switch the window). */
 #ifndef XB_PROFILE_H
 #define XB_PROFILE_H
 
@@ -32,8 +33,14 @@ typedef struct xb_samples {
 void samples_init(xb_samples *s);
 void samples_free(xb_samples *s);
 void samples_push(xb_samples *s, uint32_t pc, uint32_t flags);
+/* Reads a sample file (either form, told apart by the binary magic). */
 int samples_read_file(xb_samples *s, const char *path, xb_err *err);
+/* Parses a sample file held in memory; name is used in messages ("samples.txt:12: bad hex
+ * number 'xyz'"). On success the samples and window lengths in s (initialised) are replaced
+ * by the file's; on failure s is unchanged. Any bytes are safe input. */
 int samples_parse(xb_samples *s, const uint8_t *data, size_t len, const char *name, xb_err *err);
+/* Both writers replace path atomically; unknown flag bits are dropped. The text form keeps the
+ * order of the samples and writes window lengths with full precision. */
 int samples_write_binary(const xb_samples *s, const char *path, xb_err *err);
 int samples_write_text(const xb_samples *s, const char *path, xb_err *err);
 
@@ -54,15 +61,21 @@ typedef struct xb_profile {
 	const xb_image *img;
 	uint32_t line_size;
 	xb_func_profile *func;    /* per image function (aliases: counted on the first) */
-	double *lib_net;          /* per image library */
-	xb_line_count *lines;     /* sorted by line address */
+	double *lib_net;          /* per image library: sum of its functions' net */
+	xb_line_count *lines;     /* sorted by line address; every sampled PC except 0xFFFFFFFF,
+				   * inside a function or not */
 	size_t nlines;
-	double busy_total, idle_total, net_total;
+	double busy_total;        /* all busy samples */
+	double idle_total;        /* all idle samples, scaled */
+	double net_total;         /* sum of the functions' net (= sum of lib_net) */
 	double unattributed;      /* busy samples outside any function (ROM, 0xFFFFFFFF...) */
-	double idle_scale;        /* factor applied to idle counts */
+	double idle_scale;        /* factor applied to idle counts: busy_seconds / idle_seconds
+				   * when both are known, else 1 */
 } xb_profile;
 
-/* Aggregates samples against an image. line_size is the cache line (target). */
+/* Aggregates samples against an image (functions sorted by address, as image_load_elf leaves
+ * them). line_size is the cache line (target); 0 is taken as 1. Sleep samples count like any
+ * other at their PC. p keeps a pointer to img. */
 void profile_build(xb_profile *p, const xb_image *img, const xb_samples *s, uint32_t line_size);
 void profile_free(xb_profile *p);
 /* Net samples of a line address, 0 if none (binary search). */

@@ -66,20 +66,27 @@ typedef struct xb_target {
 	uint32_t cache_sram_base;          /* the cache as SRAM when disabled, 0 if none */
 	xb_cache_config cache;
 	uint32_t hit_cycles, miss_penalty, flush_cycles;
-	/* XIP_CTRL register addresses (absolute). */
+	/* XIP_CTRL register addresses (absolute); all 0 when the target file has no
+	 * [registers] section (a chip without readable counters). */
 	uint32_t reg_ctrl, reg_flush, reg_stat, reg_ctr_hit, reg_ctr_acc;
 	uint32_t code_align; /* default alignment of a function's input section when unknown */
 } xb_target;
 
-/* Parses target text. name_for_errors is used in messages ("rp2040.target:12: ..."). */
+/* Parses target text (format: docs/formats-target-trace.md). name_for_errors is used in
+ * messages ("rp2040.target:12: unknown key 'foo' here"): every error names a line. On
+ * error *t is zeroed. Never crashes on any input. */
 int target_parse(xb_target *t, const char *text, size_t len, const char *name_for_errors,
 		 xb_err *err);
 
 /* Loads a target file by path. */
 int target_load_file(xb_target *t, const char *path, xb_err *err);
 
-/* Loads a target by name ("rp2040") or path: a name is looked up as NAME.target in
- * $XIPBENCH_TARGETS, then in the installed targets folder next to the program. */
+/* Loads a target by name ("rp2040") or path. An argument containing '/' or ending in
+ * ".target" is a path. A name (letters, digits, '_', '-', '.', not starting with '.') is
+ * looked up as NAME.target in $XIPBENCH_TARGETS, then $XIPBENCH_DATA/targets, then the
+ * targets folder next to the program (<exe dir>/../targets, <exe dir>/targets,
+ * <exe dir>/../share/xipbench/targets), then the source tree's targets/ when built with
+ * XB_SOURCE_DIR. Fails with a message listing where it looked. */
 int target_load(xb_target *t, const char *name_or_path, xb_err *err);
 
 /* The region containing addr, or NULL. Aliases of flash are flash. */
@@ -100,5 +107,16 @@ uint32_t target_set_of(const xb_target *t, uint32_t addr);
 
 const char *target_region_kind_name(enum xb_region_kind k);
 const char *target_policy_name(enum xb_policy p);
+/* "cached-alloc", "cached-noalloc", "uncached-alloc", "uncached-noalloc": the spelling
+ * used in target files. */
+const char *target_alias_mode_name(enum xb_alias_mode m);
+/* Parses "lru", "fifo" or "random" into *out; returns 0, or -1 for anything else. */
+int target_policy_parse(const char *s, enum xb_policy *out);
+
+/* Checks a cache geometry: size, line and fill powers of two, fill dividing line with at
+ * most 64 fill chunks per line, 1 <= ways, ways * line <= size, a power-of-two number of
+ * sets, size at most 64 MB, a known policy. Returns 0, or -1 with the reason in err.
+ * target_parse and cache_new both use it, so a target that loads always makes a cache. */
+int target_cache_config_check(const xb_cache_config *cfg, xb_err *err);
 
 #endif

@@ -1,5 +1,5 @@
 /* trace: fetched addresses with echo boundaries, in memory, in a compact binary file form
- * and in a text form for interchange (docs/formats.md describes both). */
+ * and in a text form for interchange (docs/formats-target-trace.md describes both). */
 #ifndef XB_TRACE_H
 #define XB_TRACE_H
 
@@ -28,7 +28,10 @@ void trace_push(xb_trace *t, uint32_t addr);
 void trace_mark_echo(xb_trace *t);
 
 /* Reads a trace file; the binary form is recognised by its magic, anything else is read
- * as text. Errors name the file and, for text, the line. On error *t is left empty. */
+ * as text. Errors name the file and, for text, the line ("t.txt:12: bad hex address
+ * 'xyz'"); for binary, the byte offset ("t.bin: byte 40: truncated varint"). Both
+ * initialise *t themselves (pass an empty or uninitialised trace: nothing in it is freed)
+ * and leave it empty on error. Never crash on any input. */
 int trace_read_file(xb_trace *t, const char *path, xb_err *err);
 int trace_parse(xb_trace *t, const uint8_t *data, size_t len, const char *name, xb_err *err);
 
@@ -36,8 +39,14 @@ int trace_parse(xb_trace *t, const uint8_t *data, size_t len, const char *name, 
 int trace_write_binary(const xb_trace *t, const char *path, xb_err *err);
 int trace_write_text(const xb_trace *t, const char *path, xb_err *err);
 
+/* The same two forms appended to a buffer (what the writers write). */
+void trace_encode_binary(const xb_trace *t, xb_strbuf *out);
+void trace_encode_text(const xb_trace *t, xb_strbuf *out);
+
 /* Streaming binary writer for long runs (the virtual Pico's --trace): records go to f as
- * they come; trace_stream_close writes nothing more than a terminator. */
+ * they come (open writes the magic); trace_stream_close writes nothing more than a
+ * terminator, then flushes f. The caller opens and closes f. A file whose writer never
+ * closed lacks the terminator and reads as truncated. */
 typedef struct xb_trace_stream {
 	FILE *f;
 	uint32_t prev;

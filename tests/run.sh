@@ -12,14 +12,14 @@ export XIPBENCH="$BUILD/xipbench" XB_BUILD="$BUILD" XB_SRC="$SRC"
 export CMOCKA_MESSAGE_OUTPUT=TAP
 pass=0
 fail=0
-LOG="$BUILD/test-logs"
-rm -rf "$LOG" && mkdir -p "$LOG"
+LOG="$BUILD/test-logs/run.$$"
+mkdir -p "$LOG"
 
 # Counts "ok"/"not ok" lines of one TAP stream; a non-zero exit with no failing line
 # counts as one failure (a crash or an abort).
 tally() { # name rc logfile
-	p=$(grep -c '^ok ' "$3")
-	f=$(grep -c '^not ok ' "$3")
+	p=$(grep -c '^ok ' "$3" 2>/dev/null) || p=0
+	f=$(grep -c '^not ok ' "$3" 2>/dev/null) || f=0
 	if [ "$2" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; fi
 	if [ "$p" -eq 0 ] && [ "$f" -eq 0 ]; then f=1; fi
 	pass=$((pass + p))

@@ -1,0 +1,23 @@
+/* load: what plan, predict and info share: target, image, map, grouping, alignments. */
+#ifndef XB_CLI_LOAD_H
+#define XB_CLI_LOAD_H
+
+#include "../core/image.h"
+#include "../core/target.h"
+
+typedef struct cli_load_opts {
+	const char *elf;
+	const char *map;     /* NULL: ELF.map or ELF-without-.elf.map next to it, if it exists */
+	const char *target;  /* name or path; NULL: rp2040 */
+	const char *groups;  /* NULL: the shipped groups/default.groups */
+	int need_map;        /* fail when no map is found; also resolve alignments */
+} cli_load_opts;
+
+/* Loads everything; on failure prints "xipbench CMD: problem" and returns -1 with nothing
+ * left to free. */
+int cli_load(const char *cmd, const cli_load_opts *o, xb_target *tg, xb_image *img);
+
+/* Loads a target by name (shipped targets folder) or path; prints errors. */
+int cli_load_target(const char *cmd, const char *name, xb_target *tg);
+
+#endif

@@ -1,0 +1,135 @@
+/* report: printing a layout's prediction beside the stock layout's, as text or JSON. */
+#include "report.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "../core/util.h"
+#include "cli.h"
+
+void cli_report_count(cli_report *r, const xb_layout *l)
+{
+	for (size_t i = 0; i < l->n; i++) {
+		switch (l->e[i].place) {
+		case XB_PLACE_HOT: r->functions_hot++; break;
+		case XB_PLACE_COLOUR: r->functions_coloured++; break;
+		case XB_PLACE_SRAM: r->functions_sram++; break;
+		default: break;
+		}
+	}
+}
+
+static void json_num(FILE *f, const char *key, double v, int last)
+{
+	fprintf(f, "  \"%s\": ", key);
+	if (isnan(v))
+		fputs("null", f);
+	else
+		fprintf(f, "%.3f", v);
+	fputs(last ? "\n" : ",\n", f);
+}
+
+static void json_str(FILE *f, const char *key, const char *v)
+{
+	fprintf(f, "  \"%s\": ", key);
+	if (v)
+		xb_json_string(f, v);
+	else
+		fputs("null", f);
+	fputs(",\n", f);
+}
+
+static void text_num(FILE *f, const char *label, double v, const char *unit)
+{
+	if (isnan(v))
+		fprintf(f, "  %-28s -\n", label);
+	else
+		fprintf(f, "  %-28s %.1f%s\n", label, v, unit);
+}
+
+void cli_report_print(const cli_report *r, int json, FILE *f)
+{
+	const xb_prediction *p = &r->layout, *s = &r->stock;
+	if (json) {
+		fputs("{\n", f);
+		json_str(f, "strategy", r->strategy);
+		json_str(f, "elf", r->elf);
+		json_str(f, "map", r->map);
+		json_str(f, "trace", r->trace);
+		json_str(f, "samples", r->samples);
+		json_str(f, "layout", r->layout_dir);
+		json_str(f, "model", p->model);
+		fprintf(f, "  \"functions_hot\": %zu,\n  \"functions_coloured\": %zu,\n"
+			   "  \"functions_sram\": %zu,\n",
+			r->functions_hot, r->functions_coloured, r->functions_sram);
+		fprintf(f, "  \"hot_bytes\": %u,\n  \"pad_bytes\": %u,\n  \"extra_ram_bytes\": %u,\n",
+			p->hot_bytes, p->pad_bytes, p->extra_ram);
+		json_num(f, "predicted_misses_per_echo", p->misses_per_echo, 0);
+		json_num(f, "stock_misses_per_echo", s->misses_per_echo, 0);
+		json_num(f, "opt_bound_misses_per_echo", p->opt_bound_per_echo, 0);
+		json_num(f, "stock_opt_bound_misses_per_echo", s->opt_bound_per_echo, 0);
+		fprintf(f, "  \"compulsory\": %llu,\n  \"capacity\": %llu,\n  \"conflict\": %lld,\n",
+			(unsigned long long)p->compulsory, (unsigned long long)p->capacity,
+			(long long)p->conflict);
+		fprintf(f, "  \"sets_over_ways\": %u,\n  \"stock_sets_over_ways\": %u,\n",
+			p->sets_over_ways, s->sets_over_ways);
+		json_num(f, "conflict_score", p->conflict_score, 0);
+		json_num(f, "stock_conflict_score", s->conflict_score, 1);
+		fputs("}\n", f);
+		return;
+	}
+	fprintf(f, "layout %s for %s (%s)\n", r->strategy ? r->strategy : "?", r->elf,
+		p->model ? p->model : "no model");
+	fprintf(f, "  functions: %zu hot, %zu coloured, %zu in SRAM; hot block %u bytes, "
+		   "padding %u bytes, extra RAM %u bytes\n",
+		r->functions_hot, r->functions_coloured, r->functions_sram, p->hot_bytes,
+		p->pad_bytes, p->extra_ram);
+	text_num(f, "predicted misses per echo", p->misses_per_echo, "");
+	text_num(f, "stock misses per echo", s->misses_per_echo, "");
+	text_num(f, "OPT bound per echo", p->opt_bound_per_echo, "");
+	if (!isnan(p->misses_per_echo))
+		fprintf(f, "  %-28s compulsory %llu, capacity %llu, conflict %lld\n", "3C (whole trace)",
+			(unsigned long long)p->compulsory, (unsigned long long)p->capacity,
+			(long long)p->conflict);
+	fprintf(f, "  %-28s %u (stock %u)\n", "sets over ways", p->sets_over_ways,
+		s->sets_over_ways);
+	if (!isnan(p->conflict_score))
+		fprintf(f, "  %-28s %.1f (stock %.1f; %s)\n", "conflict score", p->conflict_score,
+			s->conflict_score, "model: heat of often-executed lines in overfull sets");
+}
+
+int cli_inputs_load(const char *cmd, const char *samples, const char *trace, const xb_image *img,
+		    const xb_target *tg, cli_inputs *ci, xb_plan_input *in)
+{
+	xb_err err;
+	memset(ci, 0, sizeof *ci);
+	samples_init(&ci->samples);
+	trace_init(&ci->trace);
+	if (samples) {
+		if (samples_read_file(&ci->samples, samples, &err) != 0) {
+			cli_inputs_free(ci);
+			return cli_fail(cmd, "%s", err.msg), -1;
+		}
+		profile_build(&ci->prof, img, &ci->samples, tg->cache.line);
+		ci->have_samples = 1;
+		in->prof = &ci->prof;
+	}
+	if (trace) {
+		if (trace_read_file(&ci->trace, trace, &err) != 0) {
+			cli_inputs_free(ci);
+			return cli_fail(cmd, "%s", err.msg), -1;
+		}
+		ci->have_trace = 1;
+		in->trace = &ci->trace;
+	}
+	return 0;
+}
+
+void cli_inputs_free(cli_inputs *ci)
+{
+	if (ci->have_samples)
+		profile_free(&ci->prof);
+	samples_free(&ci->samples);
+	trace_free(&ci->trace);
+	memset(ci, 0, sizeof *ci);
+}

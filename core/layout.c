@@ -1,0 +1,596 @@
+/* layout: layouts, their files, the addresses GNU ld will give under a layout, and traces
+ * moved to those addresses. */
+#include "layout.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define NO_OFFSET UINT32_MAX
+
+void layout_init(xb_layout *l)
+{
+	memset(l, 0, sizeof *l);
+	strcpy(l->strategy, "stock");
+}
+
+void layout_free(xb_layout *l)
+{
+	free(l->e);
+	memset(l, 0, sizeof *l);
+}
+
+void layout_add(xb_layout *l, int func, enum xb_place place, uint32_t way_offset)
+{
+	xb_grow(&l->e, &l->cap, l->n + 1, sizeof *l->e);
+	l->e[l->n++] = (xb_layout_entry){.func = func, .place = place, .way_offset = way_offset};
+}
+
+const char *layout_place_name(enum xb_place p)
+{
+	switch (p) {
+	case XB_PLACE_DEFAULT: return "default";
+	case XB_PLACE_HOT: return "hot";
+	case XB_PLACE_COLOUR: return "colour";
+	case XB_PLACE_SRAM: return "sram";
+	}
+	return "?";
+}
+
+/* ---- layout.txt ---- */
+
+int layout_write_file(const xb_layout *l, const xb_image *img, const char *path, xb_err *err)
+{
+	xb_strbuf sb = {0};
+	sb_printf(&sb, "# xipbench layout (strategy %s) for %s\n", l->strategy,
+		  img->path ? img->path : "?");
+	sb_puts(&sb, "# hot NAME | colour NAME WAY_OFFSET | sram NAME, in placement order\n");
+	sb_printf(&sb, "strategy %s\n", l->strategy);
+	for (size_t i = 0; i < l->n; i++) {
+		const xb_layout_entry *e = &l->e[i];
+		if (e->func < 0 || (size_t)e->func >= img->nfuncs)
+			continue;
+		char *q = image_qualified_name(img, &img->funcs[e->func]);
+		if (e->place == XB_PLACE_COLOUR)
+			sb_printf(&sb, "colour %s 0x%04x\n", q, e->way_offset);
+		else
+			sb_printf(&sb, "%s %s\n", layout_place_name(e->place), q);
+		free(q);
+	}
+	int rc = xb_write_file_atomic(path, sb.buf, sb.len, err);
+	sb_free(&sb);
+	return rc;
+}
+
+static int name_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int layout_read_file(xb_layout *l, const xb_image *img, const char *path, xb_err *err)
+{
+	char *text;
+	size_t len;
+	if (xb_read_file(path, &text, &len, err) != 0)
+		return -1;
+	if (memchr(text, 0, len)) {
+		free(text);
+		return xb_fail(err, "%s: not a layout file (binary data)", path);
+	}
+	/* "qualified-name\0index" strings, sorted, for a binary search per line */
+	char **names = xcalloc(img->nfuncs ? img->nfuncs : 1, sizeof *names);
+	for (size_t i = 0; i < img->nfuncs; i++) {
+		char *q = image_qualified_name(img, &img->funcs[i]);
+		names[i] = xasprintf("%s%c%zu", q, 0, i);
+		free(q);
+	}
+	qsort(names, img->nfuncs, sizeof *names, name_cmp);
+
+	xb_layout tmp;
+	layout_init(&tmp);
+	int rc = 0, lineno = 0;
+	char *save = NULL;
+	for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		lineno++;
+		char *hash = strchr(line, '#');
+		if (hash)
+			*hash = 0;
+		char *w[4] = {0};
+		int nw = 0;
+		char *s2 = NULL;
+		for (char *t = strtok_r(line, " \t\r", &s2); t; t = strtok_r(NULL, " \t\r", &s2)) {
+			if (nw == 4) {
+				rc = xb_fail(err, "%s:%d: too many words", path, lineno);
+				goto out;
+			}
+			w[nw++] = t;
+		}
+		if (nw == 0)
+			continue;
+		if (strcmp(w[0], "strategy") == 0 && nw == 2) {
+			snprintf(tmp.strategy, sizeof tmp.strategy, "%s", w[1]);
+			continue;
+		}
+		enum xb_place place;
+		uint64_t off = 0;
+		if (strcmp(w[0], "hot") == 0 && nw == 2)
+			place = XB_PLACE_HOT;
+		else if (strcmp(w[0], "sram") == 0 && nw == 2)
+			place = XB_PLACE_SRAM;
+		else if (strcmp(w[0], "colour") == 0 && nw == 3) {
+			place = XB_PLACE_COLOUR;
+			if (xb_parse_u64(w[2], &off) != 0 || off > UINT32_MAX) {
+				rc = xb_fail(err, "%s:%d: bad way offset '%s'", path, lineno, w[2]);
+				goto out;
+			}
+		} else {
+			rc = xb_fail(err, "%s:%d: expected 'hot NAME', 'colour NAME OFFSET' or 'sram NAME'",
+				     path, lineno);
+			goto out;
+		}
+		char *key = w[1];
+		char **hit = bsearch(&key, names, img->nfuncs, sizeof *names, name_cmp);
+		if (!hit) {
+			rc = xb_fail(err, "%s:%d: no function '%s' in %s", path, lineno, w[1],
+				     img->path ? img->path : "the image");
+			goto out;
+		}
+		size_t idx = strtoull(*hit + strlen(*hit) + 1, NULL, 10);
+		int f = (int)idx;
+		if (img->funcs[f].alias_of >= 0)
+			f = img->funcs[f].alias_of;
+		layout_add(&tmp, f, place, (uint32_t)off);
+	}
+out:
+	for (size_t i = 0; i < img->nfuncs; i++)
+		free(names[i]);
+	free(names);
+	free(text);
+	if (rc != 0) {
+		layout_free(&tmp);
+		return rc;
+	}
+	layout_free(l);
+	*l = tmp;
+	return 0;
+}
+
+/* ---- placement ---- */
+
+static uint32_t align_up(uint32_t v, uint32_t a)
+{
+	return a > 1 ? (v + a - 1) & ~(a - 1) : v;
+}
+
+/* The alignment a script statement such as `. = ALIGN(B)` must have had to put a section
+ * at addr right after prev_end, when the section's own alignment does not explain the gap;
+ * 0 when no power of two up to 4 KB explains it (a fixed gap). */
+static uint32_t barrier_align(uint32_t prev_end, uint32_t addr, uint32_t align)
+{
+	for (uint32_t b = align ? align : 1; b <= 4096; b <<= 1)
+		if (align_up(prev_end, b) == addr)
+			return b;
+	return 0;
+}
+
+typedef struct place_ctx {
+	const xb_image *img;
+	const xb_target *tg;
+	int8_t *moved;          /* per map input: 1 if a layout entry moves it */
+	uint32_t *new_in;       /* per map input: new address */
+	uint32_t way_mask;
+	uint32_t pad_total;
+	uint32_t *out_size;     /* per map output: size after the layout */
+} place_ctx;
+
+static const xb_section *elf_section_named(const xb_image *img, const char *name)
+{
+	for (size_t i = 0; i < img->nsections; i++)
+		if (strcmp(img->sections[i].name, name) == 0)
+			return &img->sections[i];
+	return NULL;
+}
+
+/* Where an output section sits in a region: by its address, or for a section that runs
+ * from RAM but is loaded from flash (.data, RAM functions), by its load image in flash. */
+static int output_in_region(const place_ctx *c, int i, enum xb_region_kind region,
+			    uint32_t *at, int *load_image)
+{
+	const xb_map_output *o = &c->img->map.outputs[i];
+	const xb_section *s = elf_section_named(c->img, o->name);
+	if (!s || !(s->flags & 2 /* SHF_ALLOC */))
+		return 0;
+	const xb_region *r = target_region_of(c->tg, (uint32_t)o->addr);
+	if (r && r->kind == region) {
+		*at = (uint32_t)o->addr;
+		*load_image = 0;
+		return 1;
+	}
+	const xb_region *lr = target_region_of(c->tg, (uint32_t)o->lma);
+	if (o->lma != o->addr && s->type != 8 /* SHT_NOBITS */ && lr && lr->kind == region) {
+		*at = (uint32_t)o->lma;
+		*load_image = 1;
+		return 1;
+	}
+	return 0;
+}
+
+typedef struct region_out {
+	int out;
+	uint32_t at;
+	int load_image;
+} region_out;
+
+/* Map outputs that occupy memory of a region in the image, sorted by address. */
+static size_t region_outputs(const place_ctx *c, enum xb_region_kind region, region_out *v)
+{
+	const xb_map *m = &c->img->map;
+	size_t n = 0;
+	for (size_t i = 0; i < m->noutputs; i++) {
+		region_out r = {.out = (int)i};
+		if (!output_in_region(c, (int)i, region, &r.at, &r.load_image))
+			continue;
+		size_t j = n++;
+		while (j > 0 && v[j - 1].at > r.at) {
+			v[j] = v[j - 1];
+			j--;
+		}
+		v[j] = r;
+	}
+	return n;
+}
+
+static int input_addr_cmp(const void *a, const void *b, void *arg)
+{
+	const xb_map *m = arg;
+	const xb_map_input *x = &m->inputs[*(const int *)a], *y = &m->inputs[*(const int *)b];
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	return *(const int *)a - *(const int *)b;
+}
+
+/* Lays out one output section that starts `shift` bytes from where it was: inputs before
+ * the insertion point keep their place (shifted), then the block of listed inputs (with
+ * colouring padding), then the remaining inputs in their original order with their own
+ * alignment and the script's alignment barriers inferred from the original gaps.
+ * Returns the new end of the section. */
+static uint32_t relayout_output(place_ctx *c, int out, uint32_t shift, uint32_t insert_at,
+				const int *block, const uint32_t *block_off, size_t nblock,
+				uint32_t *block_start, uint32_t *block_end)
+{
+	const xb_map *m = &c->img->map;
+	const xb_map_output *o = &m->outputs[out];
+	int *ins = xmalloc((m->ninputs + 1) * sizeof *ins);
+	size_t n = 0;
+	for (size_t i = 0; i < m->ninputs; i++)
+		if (m->inputs[i].out_section == out)
+			ins[n++] = (int)i;
+	qsort_r(ins, n, sizeof *ins, input_addr_cmp, (void *)m);
+
+	uint32_t last_orig_end = (uint32_t)o->addr;
+	for (size_t k = 0; k < n; k++) {
+		const xb_map_input *in = &m->inputs[ins[k]];
+		if (in->addr < insert_at && !c->moved[ins[k]])
+			c->new_in[ins[k]] = (uint32_t)in->addr + shift;
+	}
+	uint32_t cur = insert_at + shift;
+	if (block_start)
+		*block_start = cur;
+	for (size_t k = 0; k < nblock; k++) {
+		int i = block[k];
+		if (block_off && block_off[k] != NO_OFFSET) {
+			uint32_t pad = (block_off[k] - cur) & c->way_mask;
+			cur += pad;
+			c->pad_total += pad;
+		}
+		cur = align_up(cur, c->img->input_align[i]);
+		c->new_in[i] = cur;
+		cur += (uint32_t)m->inputs[i].size;
+	}
+	if (block_end)
+		*block_end = cur;
+	uint32_t prev_orig_end = insert_at;
+	for (size_t k = 0; k < n; k++) {
+		int i = ins[k];
+		const xb_map_input *in = &m->inputs[i];
+		uint32_t a = c->img->input_align[i];
+		uint32_t addr = (uint32_t)in->addr, end = addr + (uint32_t)in->size;
+		if (addr < insert_at) {
+			last_orig_end = end > last_orig_end ? end : last_orig_end;
+			continue;
+		}
+		if (!c->moved[i]) {
+			uint32_t expected = align_up(prev_orig_end, a);
+			if (expected == addr) {
+				cur = align_up(cur, a);
+			} else {
+				uint32_t b = barrier_align(prev_orig_end, addr, a);
+				cur = b ? align_up(cur, b) : align_up(cur + (addr - expected), a);
+			}
+			c->new_in[i] = cur;
+			cur += (uint32_t)in->size;
+		}
+		prev_orig_end = end;
+		last_orig_end = end;
+	}
+	free(ins);
+	/* whatever the script adds after the last input (symbols, ALIGN) keeps its size */
+	uint32_t orig_end = (uint32_t)(o->addr + o->size);
+	uint32_t tail = orig_end > last_orig_end ? orig_end - last_orig_end : 0;
+	if (last_orig_end < insert_at)
+		tail = orig_end > insert_at ? orig_end - insert_at : 0;
+	return cur + tail;
+}
+
+/* Lays out every output section of one memory region: the one holding insert_at gets the
+ * block; sections that lost inputs are compacted; later sections follow the ones before
+ * them when they originally did. */
+static int relayout_region(place_ctx *c, enum xb_region_kind region, uint32_t insert_at,
+			   int have_insert, const int *block, const uint32_t *block_off,
+			   size_t nblock, uint32_t *block_start, uint32_t *block_end, xb_err *err)
+{
+	const xb_map *m = &c->img->map;
+	region_out *outs = xmalloc((m->noutputs + 1) * sizeof *outs);
+	size_t nouts = region_outputs(c, region, outs);
+	int placed_block = !have_insert;
+	uint32_t prev_orig_end = 0, prev_new_end = 0;
+	for (size_t k = 0; k < nouts; k++) {
+		const xb_map_output *o = &m->outputs[outs[k].out];
+		const xb_section *s = elf_section_named(c->img, o->name);
+		uint32_t sa = s && s->align ? s->align : 1;
+		uint32_t start = outs[k].at, new_start = start;
+		if (k > 0 && start >= prev_orig_end && align_up(prev_orig_end, sa) == start)
+			new_start = align_up(prev_new_end, sa);
+		uint32_t shift = new_start - start;
+		uint32_t new_end;
+		if (outs[k].load_image) {
+			/* its contents were laid out with the region it runs in */
+			new_end = new_start + c->out_size[outs[k].out];
+		} else if (have_insert && !placed_block && insert_at >= start &&
+			   insert_at <= start + o->size) {
+			new_end = relayout_output(c, outs[k].out, shift, insert_at, block, block_off,
+						  nblock, block_start, block_end);
+			placed_block = 1;
+			c->out_size[outs[k].out] = new_end - new_start;
+		} else {
+			/* no block here: compacts around moved inputs (a no-op shift otherwise) */
+			new_end = relayout_output(c, outs[k].out, shift, start, NULL, NULL, 0, NULL, NULL);
+			c->out_size[outs[k].out] = new_end - new_start;
+		}
+		prev_orig_end = start + (uint32_t)o->size;
+		prev_new_end = new_end;
+	}
+	free(outs);
+	if (!placed_block)
+		return xb_fail(err, "%s: the insertion point 0x%08x is in no output section of the map",
+			       c->img->path ? c->img->path : "image", insert_at);
+	return 0;
+}
+
+/* The address where the linker script INCLUDEs a fragment, from its marker symbols. The
+ * stock build has an empty fragment (start == end); a non-empty one means the image was
+ * already linked with a layout and the default order of its sections is lost. */
+static int insertion_point(const xb_image *img, const char *what, uint32_t *at, xb_err *err)
+{
+	char start[64], end[64];
+	snprintf(start, sizeof start, "__xipbench_%s_start", what);
+	snprintf(end, sizeof end, "__xipbench_%s_end", what);
+	int64_t s = image_marker(img, start), e = image_marker(img, end);
+	if (s < 0)
+		return 1;
+	if (e >= 0 && e != s)
+		return xb_fail(err,
+			       "%s: linked with a non-empty %s fragment (%s..%s); plan and predict "
+			       "from the stock build",
+			       img->path ? img->path : "image", what, start, end);
+	*at = (uint32_t)s;
+	return 0;
+}
+
+void placement_free(xb_placement *p)
+{
+	free(p->new_addr);
+	memset(p, 0, sizeof *p);
+}
+
+int layout_place(const xb_image *img, const xb_target *tg, const xb_layout *l,
+		 xb_placement *out, xb_err *err)
+{
+	memset(out, 0, sizeof *out);
+	const char *ipath = img->path ? img->path : "image";
+	if (!img->has_map)
+		return xb_fail(err, "%s: placing functions needs the map file (--map)", ipath);
+	if (!img->input_align)
+		return xb_fail(err, "%s: input section alignments are not resolved", ipath);
+	const xb_map *m = &img->map;
+	place_ctx c = {.img = img, .tg = tg, .way_mask = target_way_bytes(tg) - 1};
+	c.moved = xcalloc(m->ninputs + 1, 1);
+	c.new_in = xcalloc(m->ninputs + 1, sizeof *c.new_in);
+	for (size_t i = 0; i < m->ninputs; i++)
+		c.new_in[i] = (uint32_t)m->inputs[i].addr;
+	c.out_size = xcalloc(m->noutputs + 1, sizeof *c.out_size);
+	for (size_t i = 0; i < m->noutputs; i++)
+		c.out_size[i] = (uint32_t)m->outputs[i].size;
+	int *hot = xmalloc((l->n + 1) * sizeof *hot), *ram = xmalloc((l->n + 1) * sizeof *ram);
+	uint32_t *hot_off = xmalloc((l->n + 1) * sizeof *hot_off);
+	size_t nhot = 0, nram = 0;
+	int8_t *kind = xcalloc(m->ninputs + 1, 1); /* 0 none, 1 hot block, 2 SRAM */
+	int rc = -1;
+
+	for (size_t k = 0; k < l->n; k++) {
+		const xb_layout_entry *e = &l->e[k];
+		if (e->place == XB_PLACE_DEFAULT)
+			continue;
+		if (e->func < 0 || (size_t)e->func >= img->nfuncs) {
+			xb_fail(err, "layout entry %zu: no such function", k + 1);
+			goto out;
+		}
+		const xb_function *f = &img->funcs[e->func];
+		if (f->alias_of >= 0)
+			f = &img->funcs[f->alias_of];
+		if (f->input < 0) {
+			xb_fail(err, "function %s: no input section in the map", f->name);
+			goto out;
+		}
+		int want = e->place == XB_PLACE_SRAM ? 2 : 1;
+		if (kind[f->input] == want)
+			continue; /* another function of the same input section */
+		if (kind[f->input]) {
+			xb_fail(err, "function %s shares input section %s with a function placed elsewhere",
+				f->name, m->inputs[f->input].section);
+			goto out;
+		}
+		kind[f->input] = (int8_t)want;
+		c.moved[f->input] = 1;
+		if (want == 2) {
+			ram[nram++] = f->input;
+		} else {
+			hot_off[nhot] = e->place == XB_PLACE_COLOUR ? (e->way_offset & c.way_mask)
+								    : NO_OFFSET;
+			hot[nhot++] = f->input;
+		}
+	}
+
+	uint32_t hot_at = 0, ram_at = 0;
+	int r = insertion_point(img, "hot", &hot_at, err);
+	if (r < 0)
+		goto out;
+	if (r > 0) {
+		/* no markers: the block goes before the first input section holding a function */
+		hot_at = UINT32_MAX;
+		for (size_t i = 0; i < img->nfuncs; i++)
+			if (img->funcs[i].region == XB_REGION_FLASH && img->funcs[i].input >= 0) {
+				uint32_t a = (uint32_t)m->inputs[img->funcs[i].input].addr;
+				hot_at = a < hot_at ? a : hot_at;
+			}
+		if (hot_at == UINT32_MAX && nhot) {
+			xb_fail(err, "%s: no function in flash to put a hot block before", ipath);
+			goto out;
+		}
+	}
+	r = insertion_point(img, "ramfunc", &ram_at, err);
+	if (r < 0)
+		goto out;
+	if (r > 0 && nram) {
+		xb_fail(err,
+			"%s: no RAM function section: the linker script must INCLUDE "
+			"xipbench_ramfunc.ld (symbol __xipbench_ramfunc_start is missing)",
+			ipath);
+		goto out;
+	}
+	/* RAM first: the load images of RAM sections take room in flash */
+	if (relayout_region(&c, XB_REGION_SRAM, ram_at, r == 0, ram, NULL, nram, &out->ram_start,
+			    &out->ram_end, err) != 0)
+		goto out;
+	if (relayout_region(&c, XB_REGION_FLASH, hot_at, hot_at != UINT32_MAX, hot, hot_off, nhot,
+			    &out->hot_start, &out->hot_end, err) != 0)
+		goto out;
+
+	out->n = img->nfuncs;
+	out->new_addr = xmalloc((img->nfuncs + 1) * sizeof *out->new_addr);
+	for (size_t i = 0; i < img->nfuncs; i++) {
+		const xb_function *f = &img->funcs[i];
+		if (f->alias_of >= 0)
+			f = &img->funcs[f->alias_of];
+		out->new_addr[i] = f->input >= 0
+			? c.new_in[f->input] + (f->addr - (uint32_t)m->inputs[f->input].addr)
+			: img->funcs[i].addr;
+	}
+	out->extra_ram = out->ram_end - out->ram_start;
+	out->pad_bytes = c.pad_total;
+	/* growth of the flash image's code: the end of the last flash input moved */
+	uint32_t old_end = 0, new_end = 0;
+	for (size_t i = 0; i < m->ninputs; i++) {
+		const xb_region *rg = target_region_of(tg, (uint32_t)m->inputs[i].addr);
+		if (!rg || rg->kind != XB_REGION_FLASH || kind[i] == 2)
+			continue;
+		uint32_t oe = (uint32_t)(m->inputs[i].addr + m->inputs[i].size);
+		uint32_t ne = c.new_in[i] + (uint32_t)m->inputs[i].size;
+		old_end = oe > old_end ? oe : old_end;
+		new_end = ne > new_end ? ne : new_end;
+	}
+	out->flash_growth = new_end > old_end ? new_end - old_end : 0;
+	rc = 0;
+out:
+	if (rc != 0)
+		placement_free(out);
+	free(kind);
+	free(hot);
+	free(ram);
+	free(hot_off);
+	free(c.moved);
+	free(c.new_in);
+	free(c.out_size);
+	return rc;
+}
+
+static const uint32_t *sort_addr;
+static int by_new_addr(const void *a, const void *b)
+{
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+	if (sort_addr[x] != sort_addr[y])
+		return sort_addr[x] < sort_addr[y] ? -1 : 1;
+	return x < y ? -1 : x > y;
+}
+
+int placement_write_addresses(const xb_image *img, const xb_placement *p, const char *path,
+			      xb_err *err)
+{
+	size_t *order = xmalloc((p->n + 1) * sizeof *order);
+	for (size_t i = 0; i < p->n; i++)
+		order[i] = i;
+	sort_addr = p->new_addr;
+	qsort(order, p->n, sizeof *order, by_new_addr);
+	sort_addr = NULL;
+	xb_strbuf sb = {0};
+	sb_puts(&sb, "# predicted address of every function under this layout\n");
+	for (size_t k = 0; k < p->n; k++)
+		sb_printf(&sb, "0x%08x %s\n", p->new_addr[order[k]], img->funcs[order[k]].name);
+	free(order);
+	int rc = xb_write_file_atomic(path, sb.buf ? sb.buf : "", sb.len, err);
+	sb_free(&sb);
+	return rc;
+}
+
+/* ---- traces ---- */
+
+void layout_apply_trace(const xb_image *img, const xb_target *tg, const xb_placement *p,
+			const xb_trace *in, xb_trace *out)
+{
+	trace_init(out);
+	size_t e = 0;
+	const xb_function *last = NULL;
+	long last_idx = -1;
+	for (size_t i = 0; i < in->n; i++) {
+		while (e < in->necho && in->echo[e] == i) {
+			trace_mark_echo(out);
+			e++;
+		}
+		uint32_t a = in->addr[i], off;
+		enum xb_alias_mode mode;
+		uint32_t alias_base = 0;
+		int xip = target_decode_xip(tg, a, &off, &mode);
+		uint32_t canon = a;
+		if (xip) {
+			alias_base = a - off;
+			canon = tg->flash_base + off;
+		}
+		if (!last || canon < last->addr || canon >= last->addr + last->size) {
+			last = image_function_at(img, canon);
+			last_idx = last ? (long)(last - img->funcs) : -1;
+		}
+		if (!last) {
+			trace_push(out, a);
+			continue;
+		}
+		uint32_t moved = p->new_addr[last_idx] + (canon - last->addr);
+		uint32_t noff;
+		enum xb_alias_mode nmode;
+		if (xip && target_decode_xip(tg, moved, &noff, &nmode))
+			moved = alias_base + noff;
+		trace_push(out, moved);
+	}
+	while (e < in->necho) {
+		trace_mark_echo(out);
+		e++;
+	}
+}
