@@ -72,10 +72,31 @@ int layout_read_file(xb_layout *l, const xb_image *img, const char *path, xb_err
 	size_t len;
 	if (xb_read_file(path, &text, &len, err) != 0)
 		return -1;
-	if (memchr(text, 0, len)) {
-		free(text);
-		return xb_fail(err, "%s: not a layout file (binary data)", path);
+	int rc = layout_parse(l, img, text, len, path, err);
+	free(text);
+	return rc;
+}
+
+/* Splits one line into at most max words (spaces and tabs); returns the count, or -1 when
+ * there are more. */
+static int split_words(char *line, char **w, int max)
+{
+	int n = 0;
+	char *save = NULL;
+	for (char *t = strtok_r(line, " \t\r", &save); t; t = strtok_r(NULL, " \t\r", &save)) {
+		if (n == max)
+			return -1;
+		w[n++] = t;
 	}
+	return n;
+}
+
+int layout_parse(xb_layout *l, const xb_image *img, const char *data, size_t len,
+		 const char *name, xb_err *err)
+{
+	if (memchr(data, 0, len))
+		return xb_fail(err, "%s: not a layout file (binary data)", name);
+	char *text = xstrndup(data, len);
 	/* "qualified-name\0index" strings, sorted, for a binary search per line */
 	char **names = xcalloc(img->nfuncs ? img->nfuncs : 1, sizeof *names);
 	for (size_t i = 0; i < img->nfuncs; i++) {
@@ -88,21 +109,21 @@ int layout_read_file(xb_layout *l, const xb_image *img, const char *path, xb_err
 	xb_layout tmp;
 	layout_init(&tmp);
 	int rc = 0, lineno = 0;
-	char *save = NULL;
-	for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+	char *next = NULL;
+	for (char *line = text; line; line = next) {
+		char *nl = strchr(line, '\n');
+		next = nl ? nl + 1 : NULL;
+		if (nl)
+			*nl = 0;
 		lineno++;
 		char *hash = strchr(line, '#');
 		if (hash)
 			*hash = 0;
-		char *w[4] = {0};
-		int nw = 0;
-		char *s2 = NULL;
-		for (char *t = strtok_r(line, " \t\r", &s2); t; t = strtok_r(NULL, " \t\r", &s2)) {
-			if (nw == 4) {
-				rc = xb_fail(err, "%s:%d: too many words", path, lineno);
-				goto out;
-			}
-			w[nw++] = t;
+		char *w[3];
+		int nw = split_words(line, w, 3);
+		if (nw < 0) {
+			rc = xb_fail(err, "%s:%d: too many words", name, lineno);
+			break;
 		}
 		if (nw == 0)
 			continue;
@@ -119,28 +140,26 @@ int layout_read_file(xb_layout *l, const xb_image *img, const char *path, xb_err
 		else if (strcmp(w[0], "colour") == 0 && nw == 3) {
 			place = XB_PLACE_COLOUR;
 			if (xb_parse_u64(w[2], &off) != 0 || off > UINT32_MAX) {
-				rc = xb_fail(err, "%s:%d: bad way offset '%s'", path, lineno, w[2]);
-				goto out;
+				rc = xb_fail(err, "%s:%d: bad way offset '%s'", name, lineno, w[2]);
+				break;
 			}
 		} else {
 			rc = xb_fail(err, "%s:%d: expected 'hot NAME', 'colour NAME OFFSET' or 'sram NAME'",
-				     path, lineno);
-			goto out;
+				     name, lineno);
+			break;
 		}
 		char *key = w[1];
 		char **hit = bsearch(&key, names, img->nfuncs, sizeof *names, name_cmp);
 		if (!hit) {
-			rc = xb_fail(err, "%s:%d: no function '%s' in %s", path, lineno, w[1],
+			rc = xb_fail(err, "%s:%d: no function '%s' in %s", name, lineno, w[1],
 				     img->path ? img->path : "the image");
-			goto out;
+			break;
 		}
-		size_t idx = strtoull(*hit + strlen(*hit) + 1, NULL, 10);
-		int f = (int)idx;
+		int f = (int)strtoul(*hit + strlen(*hit) + 1, NULL, 10);
 		if (img->funcs[f].alias_of >= 0)
 			f = img->funcs[f].alias_of;
 		layout_add(&tmp, f, place, (uint32_t)off);
 	}
-out:
 	for (size_t i = 0; i < img->nfuncs; i++)
 		free(names[i]);
 	free(names);

@@ -44,6 +44,10 @@ const char *layout_place_name(enum xb_place p);
  * with NAME as image_qualified_name gives it. */
 int layout_write_file(const xb_layout *l, const xb_image *img, const char *path, xb_err *err);
 int layout_read_file(xb_layout *l, const xb_image *img, const char *path, xb_err *err);
+/* The same from memory; name is used in messages ("NAME:LINE: problem"). On error *l is
+ * unchanged. */
+int layout_parse(xb_layout *l, const xb_image *img, const char *data, size_t len,
+		 const char *name, xb_err *err);
 
 /* Where the linker will put things. new_addr[i] is the address of image.funcs[i] under the
  * layout (aliases follow their first function). Needs a map (input sections and their

@@ -62,15 +62,30 @@ char *xstrndup(const char *s, size_t n)
 	return p;
 }
 
+/* Formats into a new string. The first pass measures into a small stack buffer (not NULL:
+ * some compilers warn about a null destination under sanitizers). */
+__attribute__((format(printf, 1, 0), nonnull(1))) static char *xvasprintf(const char *fmt, va_list ap)
+{
+	char small[256];
+	va_list again;
+	va_copy(again, ap);
+	int n = vsnprintf(small, sizeof small, fmt, ap);
+	if (n < 0)
+		n = 0;
+	char *p = xmalloc((size_t)n + 1);
+	if ((size_t)n < sizeof small)
+		memcpy(p, small, (size_t)n + 1);
+	else
+		vsnprintf(p, (size_t)n + 1, fmt, again);
+	va_end(again);
+	return p;
+}
+
 char *xasprintf(const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	int n = vsnprintf(NULL, 0, fmt, ap);
-	va_end(ap);
-	char *p = xmalloc((size_t)n + 1);
-	va_start(ap, fmt);
-	vsnprintf(p, (size_t)n + 1, fmt, ap);
+	char *p = xvasprintf(fmt, ap);
 	va_end(ap);
 	return p;
 }
@@ -195,13 +210,10 @@ void sb_printf(xb_strbuf *sb, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	int n = vsnprintf(NULL, 0, fmt, ap);
+	char *p = xvasprintf(fmt, ap);
 	va_end(ap);
-	xb_grow(&sb->buf, &sb->cap, sb->len + (size_t)n + 1, 1);
-	va_start(ap, fmt);
-	vsnprintf(sb->buf + sb->len, (size_t)n + 1, fmt, ap);
-	va_end(ap);
-	sb->len += (size_t)n;
+	sb_puts(sb, p);
+	free(p);
 }
 
 void sb_free(xb_strbuf *sb)

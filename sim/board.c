@@ -207,8 +207,9 @@ xb_board *board_new(const xb_target *t, xb_err *err)
 	int bad = bus_map_memory(b->bus, b->sram_base, b->sram_size, "SRAM", b->sram, 1);
 	if (!bad && b->rom)
 		bad = bus_map_memory(b->bus, b->rom_base, b->rom_size, "ROM", b->rom, 0);
-	if (!bad && b->sram_base == 0x20000000u && b->sram_size >= XB_SRAM_UNSTRIPED_SIZE) {
+	if (!bad && b->sram_base == 0x20000000u && b->sram_size == 0x42000u) { /* RP2040 */
 		b->has_unstriped = 1;
+		c->sram_unstriped = 1;
 		bad = bus_map(b->bus, XB_SRAM_UNSTRIPED_BASE, XB_SRAM_UNSTRIPED_SIZE,
 			      "SRAM0-3 (unstriped)", &board_unstriped_ops, b);
 	}
@@ -274,7 +275,7 @@ void board_set_strict(xb_board *b, int strict)
 
 void board_set_reset_vtor(xb_board *b, uint32_t vtor)
 {
-	b->cpu.reset_vtor = vtor & ~0x7Fu;
+	b->cpu.reset_vtor = vtor & ~0xFFu; /* VTOR.TBLOFF is bits 31:8 on the M0+ */
 }
 
 void board_on_reset(xb_board *b, xb_reset_fn fn, void *ctx)

@@ -68,7 +68,7 @@ uint8_t *board_flash(xb_board *b, uint32_t *size);
 /* ---- Reset ---- */
 
 /* The vector table the core boots from: SP = word 0, PC = word 1, and VTOR reads this
- * value after reset. Default: flash_base + 0x100 (after the 256-byte boot2), the state the
+ * value after reset (bits 7:0 are ignored, as in VTOR). Default: flash_base + 0x100 (after the 256-byte boot2), the state the
  * RP2040's bootrom and boot2 leave. A loader with its own boot path sets another (0 to
  * boot through a ROM vector table at address 0). */
 void board_set_reset_vtor(xb_board *b, uint32_t vtor);

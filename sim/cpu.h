@@ -95,6 +95,7 @@ typedef struct xb_cpu {
 	uint32_t miss_penalty;
 	uint8_t *sram;
 	uint32_t sram_base, sram_size;
+	int sram_unstriped; /* SRAM0-3 also appear at XB_SRAM_UNSTRIPED_BASE (RP2040) */
 	uint8_t *flash;
 	uint32_t flash_size;
 	uint32_t xip_alias_base[XB_TARGET_MAX_ALIASES]; /* [base, base + flash_size) */

@@ -346,14 +346,12 @@ void cpu_exception_return(xb_cpu *c, uint32_t exc_return)
 	if (c->primask && ret_prio > 0)
 		ret_prio = 0;
 	if (next && prio < ret_prio) {
-		c->ipsr = n; /* still in handler mode; cpu_activate sets the new number */
 		cpu_activate(c, next, exc_return, XB_CYCLES_TAIL_CHAIN);
 		return;
 	}
 
-	uint32_t frame = (kind == 0xD) ? c->sp_process : c->r[13];
-	if (kind == 0xD && c->sp_is_psp)
-		frame = c->r[13];
+	/* Handler mode always runs on MSP (r[13]); the process stack waits in sp_process. */
+	uint32_t frame = kind == 0xD ? c->sp_process : c->r[13];
 	uint32_t w[8];
 	for (int i = 0; i < 8; i++) {
 		if (cpu_read_word(c, frame + 4u * (uint32_t)i, &w[i])) {
@@ -381,17 +379,10 @@ void cpu_exception_return(xb_cpu *c, uint32_t exc_return)
 		c->ipsr = stacked_ipsr;
 	}
 	/* Put new_sp in the bank the frame came from, then select the bank for the mode. */
-	if (kind == 0xD) {
-		if (c->sp_is_psp)
-			c->r[13] = new_sp;
-		else
-			c->sp_process = new_sp;
-	} else {
-		if (c->sp_is_psp)
-			c->sp_main = new_sp;
-		else
-			c->r[13] = new_sp;
-	}
+	if (kind == 0xD)
+		c->sp_process = new_sp;
+	else
+		c->r[13] = new_sp;
 	cpu_sync_sp(c);
 	c->fn = xpsr >> 31;
 	c->fz = (xpsr >> 30) & 1;

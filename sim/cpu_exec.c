@@ -66,8 +66,7 @@ static void cpu_fetch_region(xb_cpu *c, uint32_t pc)
 		c->code_bias = (uintptr_t)c->xip_sram - c->xip_sram_base;
 		return;
 	}
-	if (c->sram_base == 0x20000000u && c->sram_size >= XB_SRAM_UNSTRIPED_SIZE &&
-	    word - XB_SRAM_UNSTRIPED_BASE < XB_SRAM_UNSTRIPED_SIZE) {
+	if (c->sram_unstriped && word - XB_SRAM_UNSTRIPED_BASE < XB_SRAM_UNSTRIPED_SIZE) {
 		/* One word at a time: the next word lives elsewhere in the host buffer. */
 		uint32_t o = cpu_sram_unstriped(word - XB_SRAM_UNSTRIPED_BASE);
 		c->code_lo = word;

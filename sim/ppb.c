@@ -239,6 +239,9 @@ static uint32_t scs_read(void *ctx, uint32_t off, unsigned size)
 		return c->mpu[0];
 	case 0xD98:
 		return c->mpu[1];
+	case 0xD24: /* SHCSR and DFSR: the debugger's; the M0+ core reads them as zero */
+	case 0xD30:
+		return 0;
 	case 0xD9C:
 	case 0xDA0:
 		return 0; /* RBAR / RASR: the MPU is not modelled beyond CTRL and RNR */
@@ -322,6 +325,9 @@ static void scs_write(void *ctx, uint32_t off, uint32_t v, unsigned size, enum x
 	case 0xD14:
 	case 0xD90:
 		break; /* read-only */
+	case 0xD24:
+	case 0xD30:
+		break; /* debugger only: ignored from the CPU */
 	default:
 		bus_report_hole(c->bus);
 		break;

@@ -674,6 +674,69 @@ static void test_sram_alias_and_peek(void **state)
 	board_free(b);
 }
 
+/* A board from the second geometry (targets/demo-32k-4way.target: flash at 0x60000000,
+ * a 32 KB four-way cache, no XIP_CTRL): code runs from flash and the cache counts. */
+static void test_other_target(void **state)
+{
+	(void)state;
+	xb_target t;
+	xb_err err;
+	assert_int_equal(target_load_file(&t, "targets/demo-32k-4way.target", &err), 0);
+	xb_board *b = board_new(&t, &err);
+	assert_non_null(b);
+	board_set_log(b, NULL, NULL);
+	uint32_t vt[2] = {0x20010000u, 0x60000201u};
+	static const uint16_t code[] = {0x2005, 0x3801, 0xD1FD, BKPT}; /* r0 = 5; loop */
+	assert_int_equal(board_load(b, 0x60000100u, vt, sizeof vt, &err), 0);
+	assert_int_equal(board_load(b, 0x60000200u, code, sizeof code, &err), 0);
+	board_reset(b);
+	board_debug_write(b, SIM_DHCSR, 4, 0xA05F0001u);
+	assert_int_equal(board_run(b, 10000), XB_RUN_HALTED);
+	assert_int_equal(board_reg(b, 0), 0);
+	xb_board_counters k;
+	board_counters(b, &k);
+	assert_true(k.xip_accesses >= 6 && k.xip_hits >= 4);
+	uint32_t v;
+	assert_int_equal(board_debug_read(b, 0x21000000u, 4, &v), 0); /* no RP2040 alias */
+	board_free(b);
+}
+
+/* Random code and vectors, with interrupts thrown in: faults and lockups, never a crash. */
+static void test_random_code_never_crashes(void **state)
+{
+	(void)state;
+	uint64_t x = 88172645463325252ull;
+	for (int it = 0; it < 40; it++) {
+		xb_board *b = sim_board(NULL);
+		board_set_strict(b, it & 1);
+		uint16_t code[2048];
+		uint32_t vt[48];
+		for (int i = 0; i < 2048; i++) {
+			x ^= x << 13;
+			x ^= x >> 7;
+			x ^= x << 17;
+			code[i] = (uint16_t)x;
+		}
+		vt[0] = 0x20040000u;
+		for (int i = 1; i < 48; i++)
+			vt[i] = (0x20000000u + ((uint32_t)(x >> (i % 32)) & 0xFFE)) | 1;
+		xb_err err;
+		assert_int_equal(board_load(b, CODE, code, sizeof code, &err), 0);
+		assert_int_equal(board_load(b, 0x10000000u, code, sizeof code, &err), 0);
+		assert_int_equal(board_load(b, 0x10000100u, vt, sizeof vt, &err), 0);
+		board_reset(b);
+		for (unsigned r = 0; r < 13; r++)
+			board_set_reg(b, r, 0x20000000u + (uint32_t)((x >> r) & 0x3FFFF));
+		for (int k = 0; k < 4; k++) {
+			enum xb_run_result rr = board_run(b, 5000);
+			if (rr == XB_RUN_LOCKUP)
+				break;
+			board_irq_pend(b, (unsigned)k * 7 % 32);
+		}
+		board_free(b);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -692,6 +755,8 @@ int main(void)
 		cmocka_unit_test(test_sram_alias_and_peek),
 		cmocka_unit_test(test_primask_wfi_and_escalation),
 		cmocka_unit_test(test_vector_catch_and_sleep_on_exit),
+		cmocka_unit_test(test_other_target),
+		cmocka_unit_test(test_random_code_never_crashes),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
