@@ -8,11 +8,11 @@
 
 BUILD    ?= build
 CC       ?= cc
-OPT      ?= -O2
+HOST_OPT ?= -O2
 SAN      ?=
 WERROR   ?= $(if $(CI),-Werror,)
 WARN     := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wno-missing-field-initializers
-CFLAGS   := -std=c11 -g $(OPT) $(WARN) $(WERROR) $(SAN) $(EXTRA_CFLAGS)
+CFLAGS   := -std=c11 -g $(HOST_OPT) $(WARN) $(WERROR) $(SAN) $(EXTRA_CFLAGS)
 CPPFLAGS := -D_GNU_SOURCE -DXB_SOURCE_DIR='"$(CURDIR)"' -MMD -MP
 LDFLAGS  := $(SAN)
 CORE_LIBS := -lelf -lm
@@ -39,7 +39,7 @@ REPLAY_BIN := $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz-replay/%,$(FUZZ_SRC))
 FUZZ_BIN := $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz/%,$(FUZZ_SRC))
 BENCH_BIN := $(patsubst bench/%.c,$(BUILD)/bench/%,$(BENCH_SRC))
 
-.PHONY: all deps run test check-asan fuzz bench clean tests-build
+.PHONY: all deps run test check-asan fuzz bench clean tests-build firmware
 
 all: $(BUILD)/xipbench
 
@@ -98,7 +98,7 @@ test: deps
 	@sh tests/run.sh $(BUILD)
 
 check-asan:
-	@$(MAKE) --no-print-directory test BUILD=build-asan OPT=-O1 \
+	@$(MAKE) --no-print-directory test BUILD=build-asan HOST_OPT=-O1 \
 		SAN="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined"
 
 FUZZ_CC ?= clang
@@ -120,7 +120,13 @@ run: deps
 	@$(MAKE) --no-print-directory -s $(BUILD)/xipbench
 	@sh scripts/demo.sh $(BUILD)
 
+# The demo echo firmware for the virtual Pico (arm-none-eabi-gcc); variables such as
+# LTO=1, OPT=-O2, XIP_CACHE=off, CSUM=asm, MEMCPY=asm pass through.
+firmware: deps
+	@$(MAKE) --no-print-directory -C firmware
+
 clean:
 	rm -rf build build-asan build.make.log build-asan.make.log
+	@if [ -f firmware/Makefile ]; then $(MAKE) --no-print-directory -C firmware clean; fi
 
 -include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)

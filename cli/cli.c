@@ -10,7 +10,7 @@
 #include "../core/util.h"
 
 static const xb_command *const commands[] = {
-	&cmd_info, &cmd_plan, &cmd_predict, &cmd_cache, NULL,
+	&cmd_info, &cmd_plan, &cmd_predict, &cmd_cache, &cmd_sim, NULL,
 };
 
 static const xb_command *find_command(const char *name)

@@ -31,5 +31,6 @@ int cli_wants_help(int argc, char **argv);
 char *cli_data_path(const char *rel);
 
 extern const xb_command cmd_info, cmd_plan, cmd_predict, cmd_cache;
+extern const xb_command cmd_sim;
 
 #endif

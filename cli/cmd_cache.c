@@ -207,7 +207,7 @@ const xb_command cmd_cache = {
 		"  --fill BYTES    bytes filled per miss instead of the target's (a power of two\n"
 		"                  up to the line size; 4 models the RP2040's half-line fills)\n"
 		"  --no-opt        skip OPT and the 3C split\n"
-		"  --json          print one JSON object (keys in docs/cli-cache.md)\n"
+		"  --json          print one JSON object (keys in docs/cli.md)\n"
 		"  -h, --help      print this text\n"
 		"\n"
 		"exit status: 0 done, 1 bad target or trace, 2 usage error\n",

@@ -21,7 +21,7 @@ static const char usage[] =
 	"  --target NAME   target name or file (default rp2040)\n"
 	"  --groups FILE   grouping file (default: the shipped groups/default.groups;\n"
 	"                  format: docs/formats-groups.md)\n"
-	"  --json          print one JSON object (keys in docs/cli-info.md)\n";
+	"  --json          print one JSON object (keys in docs/cli.md)\n";
 
 /* Sizes of a set of functions; aliases count once. */
 typedef struct info_sum {

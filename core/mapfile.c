@@ -108,24 +108,7 @@ static int parse_hex(const char *t, size_t n, uint64_t *out)
 {
 	if (n < 2 || t[0] != '0' || (t[1] != 'x' && t[1] != 'X'))
 		return 1;
-	if (n == 2 || n > 18)
-		return -1;
-	uint64_t v = 0;
-	for (size_t i = 2; i < n; i++) {
-		char c = t[i];
-		int d;
-		if (c >= '0' && c <= '9')
-			d = c - '0';
-		else if (c >= 'a' && c <= 'f')
-			d = c - 'a' + 10;
-		else if (c >= 'A' && c <= 'F')
-			d = c - 'A' + 10;
-		else
-			return -1;
-		v = v << 4 | (uint64_t)d;
-	}
-	*out = v;
-	return 0;
+	return xb_parse_hex(t + 2, n - 2, UINT64_MAX, out) == 0 ? 0 : -1;
 }
 
 static int bad_number(map_parser *p, const map_line *l, int i)

@@ -119,48 +119,17 @@ static int samples_parse_binary(xb_samples *out, const uint8_t *data, size_t len
 
 /* ---- text form ---- */
 
-/* Copies a token for an error message: bounded, control bytes shown as '?', so that a message
- * stays one short line whatever the input holds. */
-static void samples_quote(char *dst, size_t cap, const char *s, size_t n)
-{
-	size_t max = cap - 4, k = 0;
-	for (size_t i = 0; i < n && k < max; i++) {
-		unsigned char c = (unsigned char)s[i];
-		dst[k++] = (c < 0x20 || c >= 0x7f) ? '?' : (char)c;
-	}
-	if (n > max) {
-		memcpy(dst + k, "...", 3);
-		k += 3;
-	}
-	dst[k] = 0;
-}
-
 static int samples_parse_hex(const char *s, size_t n, uint32_t *out)
 {
 	if (n >= 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
 		s += 2;
 		n -= 2;
 	}
-	if (n == 0)
-		return -1;
-	uint64_t v = 0;
-	for (size_t i = 0; i < n; i++) {
-		char c = s[i];
-		int d;
-		if (c >= '0' && c <= '9')
-			d = c - '0';
-		else if (c >= 'a' && c <= 'f')
-			d = c - 'a' + 10;
-		else if (c >= 'A' && c <= 'F')
-			d = c - 'A' + 10;
-		else
-			return -1;
-		v = v << 4 | (uint64_t)d;
-		if (v > UINT32_MAX)
-			return -2;
-	}
-	*out = (uint32_t)v;
-	return 0;
+	uint64_t v;
+	int rc = xb_parse_hex(s, n, UINT32_MAX, &v);
+	if (rc == 0)
+		*out = (uint32_t)v;
+	return rc;
 }
 
 static bool samples_word_is(const char *s, size_t n, const char *word)
@@ -205,7 +174,7 @@ static int samples_parse_line(xb_samples *out, const char *line, size_t n, uint3
 		       line[i] != '#')
 			i++;
 		if (nt == 3) {
-			samples_quote(q, sizeof q, line + start, i - start);
+			xb_quote(q, sizeof q, line + start, i - start);
 			return xb_fail(err, "%s:%d: unexpected '%s' at the end of the line", name,
 				       lineno, q);
 		}
@@ -225,7 +194,7 @@ static int samples_parse_line(xb_samples *out, const char *line, size_t n, uint3
 	if (busy_len || samples_word_is(t[0].s, t[0].n, "idle-seconds")) {
 		double d;
 		if (nt != 2 || samples_parse_seconds(&t[1], &d) != 0) {
-			samples_quote(q, sizeof q, nt >= 2 ? t[1].s : "", nt >= 2 ? t[1].n : 0);
+			xb_quote(q, sizeof q, nt >= 2 ? t[1].s : "", nt >= 2 ? t[1].n : 0);
 			return xb_fail(err, "%s:%d: bad window length '%s' (want seconds, e.g. "
 				       "'%s 10.5')", name, lineno, q, busy_len ? "busy-seconds" :
 				       "idle-seconds");
@@ -239,21 +208,21 @@ static int samples_parse_line(xb_samples *out, const char *line, size_t n, uint3
 	uint32_t pc;
 	int rc = samples_parse_hex(t[0].s, t[0].n, &pc);
 	if (rc != 0) {
-		samples_quote(q, sizeof q, t[0].s, t[0].n);
+		xb_quote(q, sizeof q, t[0].s, t[0].n);
 		return xb_fail(err, rc == -2 ? "%s:%d: number '%s' does not fit in 32 bits" :
 				     "%s:%d: bad hex number '%s'", name, lineno, q);
 	}
 	uint32_t flags = *window;
 	if (nt >= 2) {
 		if (!samples_word_is(t[1].s, t[1].n, "sleep")) {
-			samples_quote(q, sizeof q, t[1].s, t[1].n);
+			xb_quote(q, sizeof q, t[1].s, t[1].n);
 			return xb_fail(err, "%s:%d: unexpected '%s' after the sample (only 'sleep' "
 				       "may follow a PC)", name, lineno, q);
 		}
 		flags |= XB_SAMPLE_SLEEP;
 	}
 	if (nt == 3) {
-		samples_quote(q, sizeof q, t[2].s, t[2].n);
+		xb_quote(q, sizeof q, t[2].s, t[2].n);
 		return xb_fail(err, "%s:%d: unexpected '%s' at the end of the line", name, lineno,
 			       q);
 	}

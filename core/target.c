@@ -184,14 +184,8 @@ static int target_parse_number(const char *s, uint64_t max, uint64_t *out)
 		s += 2;
 	}
 	for (;; s++) {
-		int d;
-		if (*s >= '0' && *s <= '9')
-			d = *s - '0';
-		else if (base == 16 && *s >= 'a' && *s <= 'f')
-			d = *s - 'a' + 10;
-		else if (base == 16 && *s >= 'A' && *s <= 'F')
-			d = *s - 'A' + 10;
-		else
+		int d = xb_hex_digit((unsigned char)*s);
+		if (d < 0 || d >= base)
 			break;
 		if (v > (UINT64_MAX - (uint64_t)d) / (uint64_t)base)
 			return -1;

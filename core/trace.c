@@ -223,32 +223,6 @@ static int trace_parse_binary(xb_trace *t, const uint8_t *data, size_t len, cons
 }
 
 /* A line's text for an error message: printable, at most 40 characters. */
-static void trace_quote(char *out, size_t cap, const char *s, size_t n)
-{
-	size_t k = 0;
-	for (size_t i = 0; i < n && k + 4 < cap; i++) {
-		if (k >= 40) {
-			memcpy(out + k, "...", 3);
-			k += 3;
-			break;
-		}
-		unsigned char ch = (unsigned char)s[i];
-		out[k++] = ch >= 0x20 && ch < 0x7f ? (char)ch : '?';
-	}
-	out[k] = 0;
-}
-
-static int trace_hex_digit(unsigned char ch)
-{
-	if (ch >= '0' && ch <= '9')
-		return ch - '0';
-	if (ch >= 'a' && ch <= 'f')
-		return ch - 'a' + 10;
-	if (ch >= 'A' && ch <= 'F')
-		return ch - 'A' + 10;
-	return -1;
-}
-
 static int trace_parse_text(xb_trace *t, const char *s, size_t len, const char *name,
 			    xb_err *err)
 {
@@ -278,25 +252,13 @@ static int trace_parse_text(xb_trace *t, const char *s, size_t len, const char *
 		if (n > 2 && d[0] == '0' && (d[1] == 'x' || d[1] == 'X'))
 			d += 2;
 		uint64_t v = 0;
-		int significant = 0;
-		const char *q;
-		for (q = d; q < e; q++) {
-			int h = trace_hex_digit((unsigned char)*q);
-			if (h < 0)
-				break;
-			if (significant || h)
-				significant++;
-			if (significant > 8) {
-				char quoted[64];
-				trace_quote(quoted, sizeof quoted, p, n);
-				return xb_fail(err, "%s:%zu: address '%s' does not fit in 32 bits",
-					       name, line, quoted);
-			}
-			v = v << 4 | (uint64_t)h;
-		}
-		if (q != e || q == d) {
+		int rc = xb_parse_hex(d, (size_t)(e - d), UINT32_MAX, &v);
+		if (rc != 0) {
 			char quoted[64];
-			trace_quote(quoted, sizeof quoted, p, n);
+			xb_quote(quoted, sizeof quoted, p, n);
+			if (rc == -2)
+				return xb_fail(err, "%s:%zu: address '%s' does not fit in 32 bits", name,
+					       line, quoted);
 			return xb_fail(err, "%s:%zu: bad hex address '%s' (expected one hex address, "
 					    "'echo', or a # comment)",
 				       name, line, quoted);

@@ -249,3 +249,49 @@ void xb_json_string(FILE *f, const char *s)
 	}
 	fputc('"', f);
 }
+
+int xb_hex_digit(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+int xb_parse_hex(const char *s, size_t n, uint64_t max, uint64_t *out)
+{
+	if (n == 0)
+		return -1;
+	uint64_t v = 0;
+	int over = 0;
+	for (size_t i = 0; i < n; i++) {
+		int d = xb_hex_digit((unsigned char)s[i]);
+		if (d < 0)
+			return -1;
+		if (v > (max - (uint64_t)d) >> 4)
+			over = 1; /* keep scanning: a bad digit later is the better message */
+		else
+			v = v << 4 | (uint64_t)d;
+	}
+	if (over)
+		return -2;
+	*out = v;
+	return 0;
+}
+
+void xb_quote(char *dst, size_t cap, const char *s, size_t n)
+{
+	size_t max = cap - 4, k = 0;
+	for (size_t i = 0; i < n && k < max; i++) {
+		unsigned char c = (unsigned char)s[i];
+		dst[k++] = (c < 0x20 || c >= 0x7f) ? '?' : (char)c;
+	}
+	if (n > max) {
+		memcpy(dst + k, "...", 3);
+		k += 3;
+	}
+	dst[k] = 0;
+}

@@ -56,6 +56,18 @@ void sb_free(xb_strbuf *sb);
  * Returns 0 on success. */
 int xb_parse_u64(const char *s, uint64_t *out);
 
+/* Value of a hex digit, or -1. */
+int xb_hex_digit(int c);
+
+/* Parses s[0..n) as hex digits (no prefix) into *out. Returns 0, -1 when the text is empty
+ * or holds a non-digit, -2 when the value is above max. */
+int xb_parse_hex(const char *s, size_t n, uint64_t max, uint64_t *out);
+
+/* Copies s[0..n) into dst (cap bytes, at least 8) for an error message: bounded with "..."
+ * and control or non-ASCII bytes shown as '?', so the message stays one short line
+ * whatever the input holds. */
+void xb_quote(char *dst, size_t cap, const char *s, size_t n);
+
 /* JSON output helper: writes s as a JSON string literal (with quotes) to f. */
 void xb_json_string(FILE *f, const char *s);
 

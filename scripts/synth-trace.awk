@@ -1,9 +1,11 @@
 # synth-trace.awk: a synthetic fetch trace for an image, from `arm-none-eabi-nm -S -n`.
 # A model, not a measurement: each echo walks a fixed random "call path" through a share
 # of the functions (frac), running a random prefix of each, with a few short loops and a
-# few functions skipped per echo. Deterministic for a seed (own generator, not awk's rand).
+# few functions skipped per echo; a share of the functions on the path (rare, default 0)
+# runs only in 10-50 % of the echoes. Deterministic for a seed (own generator, not awk's
+# rand).
 #   arm-none-eabi-nm -S -n --defined-only fw.elf |
-#     awk -v echoes=40 -v frac=0.6 -v seed=1 -f scripts/synth-trace.awk > trace.txt
+#     awk -v echoes=40 -v frac=0.6 -v seed=1 [-v rare=0.3] -f scripts/synth-trace.awk > trace.txt
 # Park-Miller: products stay below 2^53, so every awk computes the same sequence.
 function rnd() { lcg = (lcg * 16807) % 2147483647; return lcg / 2147483647 }
 function hex(s,   i, v) {
@@ -15,6 +17,7 @@ BEGIN {
 	if (echoes == "") echoes = 40
 	if (frac == "") frac = 0.6
 	if (seed == "") seed = 1
+	if (rare == "") rare = 0
 	lcg = seed % 2147483646 + 1
 	n = 0
 }
@@ -36,11 +39,14 @@ END {
 		cov[k] = fs[i] * (0.4 + 0.6 * rnd()); cov[k] -= cov[k] % 2; if (cov[k] < 2) cov[k] = 2
 		loop[k] = rnd() < 0.2
 	}
+	# drawn after the path so that rare = 0 keeps the traces of earlier versions
+	for (k = 1; k <= m; k++) runs[k] = rare > 0 && rnd() < rare ? 0.1 + 0.4 * rnd() : 1
 	printf "# synthetic trace (a model, not a measurement): %d echoes over %d of %d functions\n", echoes, m, n
 	for (e = 0; e < echoes; e++) {
 		print "echo"
 		for (k = 1; k <= m; k++) {
 			if (rnd() < 0.07) continue
+			if (runs[k] < 1 && rnd() >= runs[k]) continue
 			i = path[k]
 			for (o = 0; o < cov[k]; o += 2) printf "%08x\n", fa[i] + o
 			if (loop[k] && cov[k] > 24)

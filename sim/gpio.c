@@ -250,11 +250,11 @@ static void io_write(void *ctx, uint32_t off, uint32_t value, unsigned size,
 	} else if (off >= IO_PROC0_INTE0 && off < IO_GROUPS_END) {
 		unsigned rel = off - IO_PROC0_INTE0;
 		io_irq_group *grp = &g->groups[rel / 0x30];
-		unsigned k = (rel % 0x30) / 4;
+		unsigned k = (rel % 0x30) / 4, w = k % 4;
 		if (k / 4 == 0)
-			grp->inte[k % 4] = periph_rw(grp->inte[k % 4], value, op, io_group_mask(k % 4));
+			grp->inte[w] = periph_rw(grp->inte[w], value, op, io_group_mask(w));
 		else if (k / 4 == 1)
-			grp->intf[k % 4] = periph_rw(grp->intf[k % 4], value, op, io_group_mask(k % 4));
+			grp->intf[w] = periph_rw(grp->intf[w], value, op, io_group_mask(w));
 	} else {
 		bus_report_hole(board_bus(g->board));
 		return;

@@ -126,7 +126,8 @@ static uint32_t sio_read(void *ctx, uint32_t off, unsigned size)
 	case SIO_GPIO_IN:
 		return gpio_input(s->gpio);
 	case SIO_GPIO_HI_IN:
-		return ((s->hi_out & s->hi_oe) | (SIO_GPIO_HI_PULLUP & ~s->hi_oe)) & SIO_GPIO_HI_MASK;
+		return ((s->hi_out & s->hi_oe) | (SIO_GPIO_HI_PULLUP & ~s->hi_oe)) &
+		       SIO_GPIO_HI_MASK;
 	case SIO_GPIO_OUT:
 		return s->gpio_out;
 	case SIO_GPIO_OE:

@@ -230,7 +230,8 @@ static void watchdog_write(void *ctx, uint32_t off, uint32_t value, unsigned siz
 	case WD_REASON:
 		return; /* read-only */
 	case WD_TICK:
-		watchdog_set_tick(w, periph_rw(w->tick, value, op, WD_TICK_ENABLE | WD_TICK_CYCLES));
+		watchdog_set_tick(w,
+				  periph_rw(w->tick, value, op, WD_TICK_ENABLE | WD_TICK_CYCLES));
 		return;
 	}
 	bus_report_hole(board_bus(w->board));

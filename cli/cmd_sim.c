@@ -1,0 +1,309 @@
+/* cmd_sim: `xipbench sim run`: run a firmware image on the virtual Pico and report cycles,
+ * instructions, XIP cache counters, faults and where the core stopped. */
+#include "cli.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../sim/pico.h"
+#include "load.h"
+
+typedef struct sim_options {
+	const char *image, *at, *cycles, *uart, *trace, *until, *target;
+	enum xb_image_format format;
+	int strict, json;
+} sim_options;
+
+/* Where UART0's bytes go while the firmware runs. */
+typedef struct sim_uart {
+	FILE *f;
+	int last; /* the last byte written, -1 before the first */
+} sim_uart;
+
+static void sim_uart_byte(void *ctx, uint8_t byte)
+{
+	sim_uart *u = ctx;
+	fputc(byte, u->f);
+	fflush(u->f);
+	u->last = byte;
+}
+
+/* The fetch trace goes to a temporary file renamed over --trace FILE once complete. */
+typedef struct sim_trace {
+	char *tmp;
+	FILE *f;
+	xb_trace_stream s;
+} sim_trace;
+
+static int sim_trace_open(const char *cmd, const char *path, sim_trace *t)
+{
+	t->tmp = xasprintf("%s.XXXXXX", path);
+	int fd = mkstemp(t->tmp);
+	if (fd < 0 || !(t->f = fdopen(fd, "wb"))) {
+		int e = errno;
+		if (fd >= 0)
+			close(fd);
+		cli_fail(cmd, "%s: cannot create the trace file: %s", path, strerror(e));
+		free(t->tmp);
+		t->tmp = NULL;
+		return -1;
+	}
+	trace_stream_open(&t->s, t->f);
+	return 0;
+}
+
+static int sim_trace_close(const char *cmd, const char *path, sim_trace *t, int keep)
+{
+	int bad = trace_stream_close(&t->s) != 0;
+	bad |= fclose(t->f) != 0;
+	if (keep && !bad && rename(t->tmp, path) == 0) {
+		free(t->tmp);
+		return 0;
+	}
+	unlink(t->tmp);
+	free(t->tmp);
+	if (keep)
+		return cli_fail(cmd, "%s: cannot write the trace file", path);
+	return 0;
+}
+
+static void sim_print_text(const sim_options *o, const xb_load_info *li,
+			   const xb_pico_summary *s)
+{
+	printf("image          %s (%s, %zu bytes in 0x%08x-0x%08x)\n", o->image,
+	       loader_format_name(li->format), li->bytes, li->lo, li->hi);
+	printf("result         %s\n", pico_stop_name(s->stop));
+	printf("cycles         %llu (%.6f s at %u Hz)\n", (unsigned long long)s->cycles,
+	       (double)s->cycles / s->cpu_hz, s->cpu_hz);
+	printf("instructions   %llu\n", (unsigned long long)s->instructions);
+	printf("sleep cycles   %llu\n", (unsigned long long)s->sleep_cycles);
+	printf("exceptions     %llu\n", (unsigned long long)s->exceptions);
+	printf("xip accesses   %llu\n", (unsigned long long)s->xip_accesses);
+	printf("xip hits       %llu", (unsigned long long)s->xip_hits);
+	if (s->xip_accesses)
+		printf(" (%.2f %%)", 100.0 * (double)s->xip_hits / (double)s->xip_accesses);
+	printf("\nxip misses     %llu\n", (unsigned long long)s->xip_misses);
+	printf("faults         %llu\n", (unsigned long long)s->faults);
+	if (s->faults) {
+		xb_strbuf sb = {0};
+		board_format_fault(&s->last_fault, &sb);
+		printf("last fault     %s\n", sb.buf);
+		sb_free(&sb);
+	}
+	printf("final pc       0x%08x\n", s->pc);
+	printf("uart bytes     %llu\n", (unsigned long long)s->uart_bytes);
+	printf("unmapped       %llu\n", (unsigned long long)s->unmapped);
+	printf("timer          %llu us\n", (unsigned long long)s->timer_us);
+}
+
+static void sim_print_json(const sim_options *o, const xb_load_info *li,
+			   const xb_pico_summary *s)
+{
+	printf("{\"image\": ");
+	xb_json_string(stdout, o->image);
+	printf(", \"format\": \"%s\", \"loaded_bytes\": %zu", loader_format_name(li->format),
+	       li->bytes);
+	printf(", \"result\": \"%s\", \"cycles\": %llu, \"cpu_hz\": %u, \"seconds\": %.9f",
+	       pico_stop_name(s->stop), (unsigned long long)s->cycles, s->cpu_hz,
+	       (double)s->cycles / s->cpu_hz);
+	printf(", \"instructions\": %llu, \"sleep_cycles\": %llu, \"exceptions\": %llu",
+	       (unsigned long long)s->instructions, (unsigned long long)s->sleep_cycles,
+	       (unsigned long long)s->exceptions);
+	printf(", \"xip_accesses\": %llu, \"xip_hits\": %llu, \"xip_misses\": %llu",
+	       (unsigned long long)s->xip_accesses, (unsigned long long)s->xip_hits,
+	       (unsigned long long)s->xip_misses);
+	printf(", \"faults\": %llu, \"last_fault\": ", (unsigned long long)s->faults);
+	if (s->faults) {
+		xb_strbuf sb = {0};
+		board_format_fault(&s->last_fault, &sb);
+		xb_json_string(stdout, sb.buf);
+		sb_free(&sb);
+	} else {
+		printf("null");
+	}
+	printf(", \"final_pc\": \"0x%08x\", \"uart_bytes\": %llu, \"unmapped_accesses\": %llu, "
+	       "\"timer_us\": %llu}\n",
+	       s->pc, (unsigned long long)s->uart_bytes, (unsigned long long)s->unmapped,
+	       (unsigned long long)s->timer_us);
+}
+
+static int sim_set_image(const char *cmd, sim_options *o, const char *path,
+			 enum xb_image_format f)
+{
+	if (o->image)
+		return cli_usage_error(cmd, "give one image: --elf, --uf2 or --bin");
+	o->image = path;
+	o->format = f;
+	return XB_EXIT_OK;
+}
+
+static int sim_parse(const char *cmd, int argc, char **argv, sim_options *o)
+{
+	enum { OPT_ELF = 256, OPT_UF2, OPT_BIN, OPT_AT, OPT_CYCLES, OPT_UART, OPT_TRACE,
+	       OPT_STRICT, OPT_JSON, OPT_UNTIL, OPT_TARGET };
+	static const struct option longopts[] = {
+		{"elf", required_argument, NULL, OPT_ELF},
+		{"uf2", required_argument, NULL, OPT_UF2},
+		{"bin", required_argument, NULL, OPT_BIN},
+		{"at", required_argument, NULL, OPT_AT},
+		{"cycles", required_argument, NULL, OPT_CYCLES},
+		{"uart", required_argument, NULL, OPT_UART},
+		{"trace", required_argument, NULL, OPT_TRACE},
+		{"strict", no_argument, NULL, OPT_STRICT},
+		{"json", no_argument, NULL, OPT_JSON},
+		{"until", required_argument, NULL, OPT_UNTIL},
+		{"target", required_argument, NULL, OPT_TARGET},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	optind = 1;
+	opterr = 0;
+	int ch, rc = XB_EXIT_OK;
+	while (rc == XB_EXIT_OK && (ch = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+		switch (ch) {
+		case OPT_ELF: rc = sim_set_image(cmd, o, optarg, XB_IMAGE_ELF); break;
+		case OPT_UF2: rc = sim_set_image(cmd, o, optarg, XB_IMAGE_UF2); break;
+		case OPT_BIN: rc = sim_set_image(cmd, o, optarg, XB_IMAGE_BIN); break;
+		case OPT_AT: o->at = optarg; break;
+		case OPT_CYCLES: o->cycles = optarg; break;
+		case OPT_UART: o->uart = optarg; break;
+		case OPT_TRACE: o->trace = optarg; break;
+		case OPT_STRICT: o->strict = 1; break;
+		case OPT_JSON: o->json = 1; break;
+		case OPT_UNTIL: o->until = optarg; break;
+		case OPT_TARGET: o->target = optarg; break;
+		case 'h': cli_print_usage(cmd, stdout); return -1;
+		case ':': return cli_usage_error(cmd, "%s needs a value", argv[optind - 1]);
+		default: return cli_usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (rc != XB_EXIT_OK)
+		return rc;
+	if (optind < argc)
+		return cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
+	if (!o->image)
+		return cli_usage_error(cmd, "an image is required: --elf, --uf2 or --bin FILE "
+					    "--at ADDR");
+	if ((o->format == XB_IMAGE_BIN) != (o->at != NULL))
+		return cli_usage_error(cmd, "--at ADDR goes with --bin, and --bin needs it");
+	if (o->until && !*o->until)
+		return cli_usage_error(cmd, "--until needs a non-empty text");
+	return XB_EXIT_OK;
+}
+
+static int sim_run(const char *cmd, const sim_options *o)
+{
+	uint64_t at = 0, cycles = 0;
+	if (o->at && (xb_parse_u64(o->at, &at) || at > UINT32_MAX))
+		return cli_usage_error(cmd, "--at needs a 32-bit address (got '%s')", o->at);
+	if (o->cycles && xb_parse_u64(o->cycles, &cycles))
+		return cli_usage_error(cmd, "--cycles needs a number (got '%s')", o->cycles);
+	xb_target t;
+	if (cli_load_target(cmd, o->target, &t))
+		return XB_EXIT_FAIL;
+	if (!o->cycles)
+		cycles = t.cpu_hz; /* one second of virtual time */
+
+	sim_uart uart = {NULL, -1};
+	if (o->uart && strcmp(o->uart, "-") == 0) {
+		uart.f = stdout;
+	} else if (o->uart && !(uart.f = fopen(o->uart, "wb"))) {
+		return cli_fail(cmd, "%s: cannot write the UART output: %s", o->uart,
+				strerror(errno));
+	}
+	sim_trace tr = {0};
+	if (o->trace && sim_trace_open(cmd, o->trace, &tr)) {
+		if (uart.f && uart.f != stdout)
+			fclose(uart.f);
+		return XB_EXIT_FAIL;
+	}
+
+	xb_pico_options po;
+	pico_options_init(&po);
+	po.strict = o->strict;
+	if (uart.f) {
+		po.uart_fn = sim_uart_byte;
+		po.uart_ctx = &uart;
+	}
+	po.trace = o->trace ? &tr.s : NULL;
+	xb_err err;
+	xb_load_info li;
+	int rc = XB_EXIT_OK;
+	xb_pico *p = pico_new(&t, &po, &err);
+	if (!p)
+		rc = cli_fail(cmd, "%s", err.msg);
+	else if (pico_load_file(p, o->image, o->format, (uint32_t)at, &li, &err))
+		rc = cli_fail(cmd, "%s", err.msg);
+	if (rc == XB_EXIT_OK) {
+		if (o->until)
+			pico_run_until_uart(p, o->until, cycles);
+		else
+			pico_run(p, cycles);
+		xb_pico_summary s;
+		pico_summary(p, &s);
+		if (uart.f == stdout && uart.last >= 0 && uart.last != '\n')
+			putchar('\n'); /* the report starts on its own line */
+		if (o->json)
+			sim_print_json(o, &li, &s);
+		else
+			sim_print_text(o, &li, &s);
+	}
+	pico_free(p);
+	if (o->trace && sim_trace_close(cmd, o->trace, &tr, rc == XB_EXIT_OK))
+		rc = XB_EXIT_FAIL;
+	if (uart.f && uart.f != stdout && fclose(uart.f) != 0)
+		rc = cli_fail(cmd, "%s: cannot write the UART output", o->uart);
+	if (fflush(stdout) != 0)
+		rc = cli_fail(cmd, "cannot write the output");
+	return rc;
+}
+
+static int run_sim(int argc, char **argv)
+{
+	const char *cmd = argv[0];
+	if (argc < 2 || strcmp(argv[1], "run") != 0)
+		return cli_usage_error(cmd, "expected 'run' (the only sim subcommand)");
+	sim_options o = {0};
+	int rc = sim_parse(cmd, argc - 1, argv + 1, &o);
+	if (rc < 0)
+		return XB_EXIT_OK; /* --help */
+	if (rc != XB_EXIT_OK)
+		return rc;
+	return sim_run(cmd, &o);
+}
+
+const xb_command cmd_sim = {
+	.name = "sim",
+	.summary = "run firmware on the virtual Pico: cycles, XIP counters, faults, UART output",
+	.usage =
+		"usage: xipbench sim run (--elf FILE | --uf2 FILE | --bin FILE --at ADDR) "
+		"[options]\n"
+		"\n"
+		"Runs a firmware image on the virtual Pico (an RP2040 with its XIP cache, timers,\n"
+		"UART0 and a small bootrom of its own) in virtual time, then reports cycles,\n"
+		"instructions, XIP cache accesses and hits, faults and the final PC. The run\n"
+		"ends when the budget is spent, the core halts (a BKPT: the virtual debugger is\n"
+		"attached) or locks up, or --until's text appears on UART0. The same image and\n"
+		"options always give the same numbers.\n"
+		"\n"
+		"options:\n"
+		"  --elf FILE        an ELF executable (segments at their load addresses)\n"
+		"  --uf2 FILE        a UF2 file (RP2040 family blocks)\n"
+		"  --bin FILE        a raw image, loaded at --at ADDR (e.g. 0x10000000)\n"
+		"  --cycles N        budget of CPU cycles (default: one second of virtual time)\n"
+		"  --uart -|FILE     copy UART0's output to standard output or FILE as it happens\n"
+		"  --until TEXT      stop as soon as TEXT appears on UART0\n"
+		"  --trace FILE      write the binary fetch trace (for xipbench cache --trace)\n"
+		"  --strict          unmapped accesses are bus errors (HardFault), not reads of 0\n"
+		"  --target NAME     target name or path (default rp2040)\n"
+		"  --json            print one JSON object on one line instead of the report\n"
+		"  -h, --help        print this text\n"
+		"\n"
+		"Exit status: 0 the image ran (whatever it did: see result and faults); 1 the\n"
+		"image, target or an output file could not be used; 2 usage error.\n"
+		"Details and every --json key: docs/cli.md.\n",
+	.run = run_sim,
+};

@@ -1,0 +1,5 @@
+/* usb_dc.c: placeholder. */
+void isr_usbctrl(void);
+void isr_usbctrl(void)
+{
+}

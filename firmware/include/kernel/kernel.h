@@ -1,0 +1,244 @@
+/* kernel.h: the kernel's public API: threads, time, semaphores, mutexes, FIFOs, message
+ * queues and work queues. Every blocking call takes a timeout. */
+#ifndef KERNEL_KERNEL_H
+#define KERNEL_KERNEL_H
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sys/list.h"
+#include "sys/util.h"
+
+/* ---- Time: the kernel counts ticks of 100 us (tickless, see drivers/sys_clock.h) ---- */
+#define K_TICKS_PER_SEC 10000
+#define K_USEC_PER_TICK (1000000 / K_TICKS_PER_SEC)
+#define K_TICKS_FOREVER (-1)
+
+typedef int32_t k_ticks_t;
+typedef struct {
+	k_ticks_t ticks;
+} k_timeout_t;
+
+#define K_NO_WAIT ((k_timeout_t){0})
+#define K_FOREVER ((k_timeout_t){K_TICKS_FOREVER})
+#define K_TICKS(t) ((k_timeout_t){(t)})
+#define K_MSEC(ms) ((k_timeout_t){(k_ticks_t)(ms) * (K_TICKS_PER_SEC / 1000)})
+#define K_SECONDS(s) K_MSEC((s) * 1000)
+
+static inline bool k_timeout_is_forever(k_timeout_t t)
+{
+	return t.ticks == K_TICKS_FOREVER;
+}
+
+static inline bool k_timeout_is_no_wait(k_timeout_t t)
+{
+	return t.ticks == 0;
+}
+
+/* Milliseconds to a timeout; negative means forever (the socket API's convention). */
+static inline k_timeout_t k_timeout_from_ms(int32_t ms)
+{
+	return ms < 0 ? K_FOREVER : K_MSEC(ms);
+}
+
+/* Ticks since boot (64-bit: never wraps in practice). */
+int64_t k_uptime_ticks(void);
+/* Milliseconds since boot. */
+int64_t k_uptime_get(void);
+uint32_t k_uptime_get_32(void);
+/* Spins for at least us microseconds (reads the TIMER; does not yield). */
+void k_busy_wait(uint32_t us);
+
+/* ---- Interrupt locking (PRIMASK) ---- */
+static inline unsigned irq_lock(void)
+{
+	unsigned key;
+	__asm__ volatile("mrs %0, primask\n\tcpsid i" : "=r"(key)::"memory");
+	return key;
+}
+
+static inline void irq_unlock(unsigned key)
+{
+	__asm__ volatile("msr primask, %0" ::"r"(key) : "memory");
+}
+
+void irq_enable(unsigned irq);
+void irq_disable(unsigned irq);
+/* prio 0 (highest) .. 3 (lowest) as the M0+ implements 2 priority bits. */
+void irq_priority_set(unsigned irq, unsigned prio);
+/* True in an exception handler. */
+bool k_is_in_isr(void);
+
+/* ---- Timeouts (internal objects, embedded in threads and delayable work) ---- */
+struct _timeout;
+typedef void (*_timeout_func_t)(struct _timeout *t);
+struct _timeout {
+	sys_dnode_t node;
+	k_ticks_t dticks; /* ticks after the previous timeout in the list */
+	_timeout_func_t fn;
+};
+
+/* ---- Wait queues ---- */
+typedef struct {
+	sys_dlist_t waitq;
+} _wait_q_t;
+
+#define Z_WAIT_Q_INIT(obj, member) { SYS_DLIST_STATIC_INIT((obj).member.waitq) }
+
+/* ---- Threads ---- */
+#define K_PRIO_LOWEST 15 /* the idle thread's; lower numbers are more urgent */
+#define K_NUM_PRIO 16
+
+typedef void (*k_thread_entry_t)(void *p1, void *p2, void *p3);
+
+struct k_thread {
+	uint32_t sp; /* saved PSP (the context switch code relies on offset 0) */
+	sys_dnode_t qnode; /* in the ready queue or one wait queue */
+	struct _timeout timeout;
+	_wait_q_t *pended_on;
+	int8_t prio, base_prio;
+	uint8_t state;
+	int swap_retval; /* what z_swap returns: 0 when woken, -EAGAIN on timeout */
+	void *swap_data; /* an object handed over at wake-up (FIFO item, message buffer) */
+	const char *name;
+	uint32_t *stack_base;
+	size_t stack_size;
+	struct k_thread *next_thread; /* all threads, for statistics */
+	uint32_t switches_in;
+};
+
+#define K_THREAD_STACK_DEFINE(sym, size) uint32_t sym[(size) / 4] __aligned(8)
+#define K_THREAD_STACK_SIZEOF(sym) sizeof(sym)
+
+/* Creates and starts a thread. Returns t. */
+struct k_thread *k_thread_create(struct k_thread *t, uint32_t *stack, size_t stack_size,
+				 k_thread_entry_t entry, void *p1, void *p2, void *p3, int prio,
+				 const char *name);
+struct k_thread *k_current_get(void);
+/* Sleeps for timeout; returns 0 (or the ticks left when woken early by k_wakeup). */
+int32_t k_sleep(k_timeout_t timeout);
+int32_t k_msleep(int32_t ms);
+void k_yield(void);
+void k_wakeup(struct k_thread *t);
+void k_thread_priority_set(struct k_thread *t, int prio);
+/* Calls fn for every thread (statistics). */
+void k_thread_foreach(void (*fn)(const struct k_thread *t, void *ctx), void *ctx);
+/* Halts the system with a message: a kernel invariant broke. */
+__noreturn void k_panic(const char *why);
+
+/* Starts the scheduler: creates idle, then main_entry as the "main" thread. Never returns. */
+__noreturn void k_kernel_start(k_thread_entry_t main_entry);
+
+/* ---- Semaphores ---- */
+struct k_sem {
+	_wait_q_t wait_q;
+	uint32_t count, limit;
+};
+
+#define K_SEM_DEFINE(name, initial, max) \
+	struct k_sem name = {Z_WAIT_Q_INIT(name, wait_q), (initial), (max)}
+
+void k_sem_init(struct k_sem *sem, uint32_t initial, uint32_t limit);
+/* 0 when taken; -EBUSY (no wait) or -EAGAIN (timed out). */
+int k_sem_take(struct k_sem *sem, k_timeout_t timeout);
+void k_sem_give(struct k_sem *sem);
+void k_sem_reset(struct k_sem *sem);
+static inline uint32_t k_sem_count_get(const struct k_sem *sem)
+{
+	return sem->count;
+}
+
+/* ---- Mutexes (recursive, with priority inheritance) ---- */
+struct k_mutex {
+	_wait_q_t wait_q;
+	struct k_thread *owner;
+	uint32_t lock_count;
+	int owner_orig_prio;
+};
+
+void k_mutex_init(struct k_mutex *m);
+/* 0 when locked; -EBUSY or -EAGAIN. */
+int k_mutex_lock(struct k_mutex *m, k_timeout_t timeout);
+/* 0, or -EPERM when the caller does not own it. */
+int k_mutex_unlock(struct k_mutex *m);
+
+/* ---- FIFOs: queues of items whose first word the queue owns ---- */
+struct k_fifo {
+	sys_slist_t items;
+	_wait_q_t wait_q;
+	uint32_t count;
+};
+
+void k_fifo_init(struct k_fifo *f);
+/* May be called from an ISR. */
+void k_fifo_put(struct k_fifo *f, void *item);
+/* The first item, or NULL when none came within timeout. */
+void *k_fifo_get(struct k_fifo *f, k_timeout_t timeout);
+static inline bool k_fifo_is_empty(const struct k_fifo *f)
+{
+	return sys_slist_is_empty(&f->items);
+}
+
+/* ---- Message queues: fixed-size messages copied into a ring ---- */
+struct k_msgq {
+	_wait_q_t wait_q; /* readers, or writers when full */
+	uint8_t *buffer;
+	size_t msg_size;
+	uint32_t max_msgs, used, read_idx, write_idx;
+	uint32_t dropped; /* puts that failed without waiting */
+};
+
+void k_msgq_init(struct k_msgq *q, void *buffer, size_t msg_size, uint32_t max_msgs);
+/* 0 when queued; -ENOMSG (full, no wait) or -EAGAIN. May be called from an ISR with
+ * K_NO_WAIT. */
+int k_msgq_put(struct k_msgq *q, const void *msg, k_timeout_t timeout);
+/* 0 when a message was copied to msg; -ENOMSG or -EAGAIN. */
+int k_msgq_get(struct k_msgq *q, void *msg, k_timeout_t timeout);
+static inline uint32_t k_msgq_num_used_get(const struct k_msgq *q)
+{
+	return q->used;
+}
+
+/* ---- Work queues ---- */
+struct k_work;
+typedef void (*k_work_handler_t)(struct k_work *w);
+
+struct k_work {
+	sys_snode_t node; /* first: the queue's FIFO link */
+	k_work_handler_t handler;
+	struct k_work_q *queue;
+	uint8_t flags;
+};
+
+struct k_work_delayable {
+	struct k_work work;
+	struct _timeout timeout;
+	struct k_work_q *queue;
+};
+
+struct k_work_q {
+	struct k_fifo fifo;
+	struct k_thread thread;
+	uint32_t executed;
+};
+
+void k_work_init(struct k_work *w, k_work_handler_t handler);
+void k_work_init_delayable(struct k_work_delayable *dw, k_work_handler_t handler);
+/* 1 when queued now, 0 when it was already pending. ISR safe. */
+int k_work_submit_to_queue(struct k_work_q *q, struct k_work *w);
+int k_work_submit(struct k_work *w);
+/* (Re)schedules dw to run after delay on the system queue; 1 when scheduled. */
+int k_work_schedule(struct k_work_delayable *dw, k_timeout_t delay);
+int k_work_cancel_delayable(struct k_work_delayable *dw);
+static inline struct k_work_delayable *k_work_delayable_from_work(struct k_work *w)
+{
+	return CONTAINER_OF(w, struct k_work_delayable, work);
+}
+void k_work_queue_start(struct k_work_q *q, uint32_t *stack, size_t stack_size, int prio,
+			const char *name);
+/* The system work queue (started by the kernel). */
+extern struct k_work_q k_sys_work_q;
+
+#endif

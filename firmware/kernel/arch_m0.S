@@ -1,0 +1,61 @@
+/* arch_m0.S: Cortex-M0+ context switch (PendSV) and the HardFault entry. */
+	.syntax unified
+	.cpu cortex-m0plus
+	.thumb
+
+/* PendSV, the lowest-priority exception, switches threads. Threads run on the PSP; the
+ * hardware has stacked r0-r3, r12, lr, pc and xPSR there. This code saves r4-r11 below that
+ * frame, stores the PSP in _kernel.current->sp, asks z_sched_switch for the next thread and
+ * unwinds its saved context. Thumb-1 can store only r0-r7 with STM, hence the moves. */
+	.section .text.isr_pendsv, "ax", %progbits
+	.global isr_pendsv
+	.type isr_pendsv, %function
+	.thumb_func
+isr_pendsv:
+	cpsid i
+	mrs r0, psp
+	subs r0, #32
+	ldr r1, =_kernel
+	ldr r2, [r1]
+	str r0, [r2]
+	stmia r0!, {r4-r7}
+	mov r4, r8
+	mov r5, r9
+	mov r6, r10
+	mov r7, r11
+	stmia r0!, {r4-r7}
+	bl z_sched_switch
+	ldr r0, [r0]
+	adds r0, #16
+	ldmia r0!, {r4-r7}
+	mov r8, r4
+	mov r9, r5
+	mov r10, r6
+	mov r11, r7
+	msr psp, r0
+	subs r0, #32
+	ldmia r0!, {r4-r7}
+	cpsie i
+	ldr r0, =0xFFFFFFFD /* thread mode, process stack */
+	bx r0
+	.pool
+	.size isr_pendsv, . - isr_pendsv
+
+/* HardFault: hand the stacked frame (on the MSP or the PSP, as EXC_RETURN bit 2 says) to
+ * z_fault, which reports and halts. */
+	.section .text.isr_hardfault, "ax", %progbits
+	.global isr_hardfault
+	.type isr_hardfault, %function
+	.thumb_func
+isr_hardfault:
+	mov r1, lr
+	movs r2, #4
+	tst r1, r2
+	bne 1f
+	mrs r0, msp
+	b 2f
+1:	mrs r0, psp
+2:	ldr r2, =z_fault
+	bx r2
+	.pool
+	.size isr_hardfault, . - isr_hardfault

@@ -1,0 +1,120 @@
+/* fifo.c: FIFO queues of caller-owned items and fixed-size message queues. */
+#include <string.h>
+
+#include "kernel_internal.h"
+
+void k_fifo_init(struct k_fifo *f)
+{
+	sys_slist_init(&f->items);
+	z_waitq_init(&f->wait_q);
+	f->count = 0;
+}
+
+void k_fifo_put(struct k_fifo *f, void *item)
+{
+	unsigned key = irq_lock();
+	struct k_thread *t = z_unpend_first_thread(&f->wait_q);
+	if (t) {
+		/* Hand the item straight to the waiter: it never touches the list. */
+		z_wake_thread(t, 0, item);
+		z_reschedule(key);
+		return;
+	}
+	sys_slist_append(&f->items, (sys_snode_t *)item);
+	f->count++;
+	irq_unlock(key);
+}
+
+void *k_fifo_get(struct k_fifo *f, k_timeout_t timeout)
+{
+	unsigned key = irq_lock();
+	sys_snode_t *n = sys_slist_get(&f->items);
+	if (n) {
+		f->count--;
+		irq_unlock(key);
+		return n;
+	}
+	if (k_timeout_is_no_wait(timeout)) {
+		irq_unlock(key);
+		return NULL;
+	}
+	struct k_thread *cur = _kernel.current;
+	cur->swap_data = NULL;
+	if (z_pend_curr(key, &f->wait_q, timeout) != 0)
+		return NULL;
+	return cur->swap_data;
+}
+
+void k_msgq_init(struct k_msgq *q, void *buffer, size_t msg_size, uint32_t max_msgs)
+{
+	z_waitq_init(&q->wait_q);
+	q->buffer = buffer;
+	q->msg_size = msg_size;
+	q->max_msgs = max_msgs;
+	q->used = q->read_idx = q->write_idx = q->dropped = 0;
+}
+
+static void msgq_push(struct k_msgq *q, const void *msg)
+{
+	memcpy(q->buffer + q->write_idx * q->msg_size, msg, q->msg_size);
+	if (++q->write_idx == q->max_msgs)
+		q->write_idx = 0;
+	q->used++;
+}
+
+static void msgq_pop(struct k_msgq *q, void *msg)
+{
+	memcpy(msg, q->buffer + q->read_idx * q->msg_size, q->msg_size);
+	if (++q->read_idx == q->max_msgs)
+		q->read_idx = 0;
+	q->used--;
+}
+
+int k_msgq_put(struct k_msgq *q, const void *msg, k_timeout_t timeout)
+{
+	unsigned key = irq_lock();
+	if (q->used == 0) {
+		/* Readers wait only on an empty queue: copy into the first one's buffer. */
+		struct k_thread *t = z_unpend_first_thread(&q->wait_q);
+		if (t) {
+			memcpy(t->swap_data, msg, q->msg_size);
+			z_wake_thread(t, 0, t->swap_data);
+			z_reschedule(key);
+			return 0;
+		}
+	}
+	if (q->used < q->max_msgs) {
+		msgq_push(q, msg);
+		irq_unlock(key);
+		return 0;
+	}
+	if (k_timeout_is_no_wait(timeout)) {
+		q->dropped++;
+		irq_unlock(key);
+		return -ENOMSG;
+	}
+	_kernel.current->swap_data = (void *)msg;
+	return z_pend_curr(key, &q->wait_q, timeout);
+}
+
+int k_msgq_get(struct k_msgq *q, void *msg, k_timeout_t timeout)
+{
+	unsigned key = irq_lock();
+	if (q->used > 0) {
+		msgq_pop(q, msg);
+		/* Writers wait only on a full queue: the first one's message takes the slot. */
+		struct k_thread *t = z_unpend_first_thread(&q->wait_q);
+		if (t) {
+			msgq_push(q, t->swap_data);
+			z_wake_thread(t, 0, NULL);
+		}
+		z_reschedule(key);
+		return 0;
+	}
+	if (k_timeout_is_no_wait(timeout)) {
+		irq_unlock(key);
+		return -ENOMSG;
+	}
+	_kernel.current->swap_data = msg;
+	return z_pend_curr(key, &q->wait_q, timeout);
+}

@@ -1,0 +1,541 @@
+/* ecmhost: the CDC-ECM class driver of the virtual USB host (Linux cdc_ether + usbnet
+ * behaviour): descriptor parsing, bring-up requests, status notifications, frame queues. */
+#include "ecmhost.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/util.h"
+
+#define ETH_HLEN 14u
+#define CTL_BUF 256u
+
+/* An URB with its buffer; the URB is first so that a completion finds the slot. */
+typedef struct ecm_slot {
+	xb_urb urb;
+	xb_ecmhost *e;
+	uint8_t *buf;
+	size_t frame_len; /* tx: the frame's length without padding */
+} ecm_slot;
+
+enum { B_SET_INTERFACE, B_FILTER, B_LANGID, B_MAC, B_DONE };
+
+struct xb_ecmhost {
+	xb_usbhost *h;
+	xb_ecmhost_options opt;
+	int bound, up, link, failed, closing, sts_split;
+	int step;
+	uint8_t comm_intf, data_intf, data_alt, status_ep, in_ep, out_ep, imac, status_interval;
+	uint16_t status_mps, in_mps, out_mps, max_segment, langid;
+	uint8_t mac[6];
+	int have_mac;
+	ecm_slot ctl, halt_in, halt_out, halt_status, status;
+	ecm_slot *rx, *tx;
+	/* frames waiting for a bulk OUT URB: a ring */
+	uint8_t **queue;
+	size_t *queue_len;
+	unsigned q_head, q_count;
+	xb_ecmhost_stats stats;
+};
+
+static uint16_t le16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] | p[1] << 8);
+}
+
+/* ---- Descriptors ---- */
+
+/* Finds what cdc_ether needs in a configuration; 0 when it is not a CDC-ECM function. */
+static int ecm_parse(xb_ecmhost *e, const uint8_t *c, size_t n)
+{
+	int in_comm = 0, header = 0, uni = 0, ether = 0, comm = -1;
+	for (size_t i = 0; i + 2 <= n; i += c[i]) {
+		unsigned len = c[i];
+		if (len < 2 || i + len > n)
+			return 0;
+		const uint8_t *d = c + i;
+		if (d[1] == 4 && len >= 9) {
+			in_comm = d[3] == 0 && d[5] == 0x02 && d[6] == 0x06 && d[7] == 0x00 && comm < 0;
+			if (in_comm)
+				comm = d[2];
+		} else if (in_comm && d[1] == 0x24 && len >= 3) {
+			if (d[2] == 0x00)
+				header = len == 5;
+			else if (d[2] == 0x06 && len >= 5 && d[3] == comm)
+				uni = 1, e->data_intf = d[4];
+			else if (d[2] == 0x0F && len == 13) {
+				ether = 1;
+				e->imac = d[3];
+				e->max_segment = le16(d + 8);
+			}
+		} else if (in_comm && d[1] == 5 && len >= 7 && (d[3] & 3) == 3 && (d[2] & 0x80)) {
+			e->status_ep = d[2];
+			e->status_mps = le16(d + 4) & 0x7FF;
+			e->status_interval = d[6];
+		}
+	}
+	if (comm < 0 || !header || !uni || !ether || !e->imac)
+		return 0;
+	e->comm_intf = (uint8_t)comm;
+	if (!e->max_segment)
+		e->max_segment = 1514;
+	/* The first alternate setting of the data interface (class 0A) with bulk IN and OUT. */
+	int in_data = 0, alt = -1;
+	uint8_t in = 0, out = 0;
+	uint16_t in_mps = 0, out_mps = 0;
+	for (size_t i = 0; i + 2 <= n; i += c[i]) {
+		const uint8_t *d = c + i;
+		if (d[1] == 4 && d[0] >= 9) {
+			if (in_data && in && out)
+				break;
+			in_data = d[2] == e->data_intf && d[5] == 0x0A;
+			alt = d[3];
+			in = out = 0;
+		} else if (in_data && d[1] == 5 && d[0] >= 7 && (d[3] & 3) == 2) {
+			if (d[2] & 0x80)
+				in = d[2], in_mps = le16(d + 4) & 0x7FF;
+			else
+				out = d[2], out_mps = le16(d + 4) & 0x7FF;
+		}
+	}
+	if (!in_data || !in || !out || !in_mps || !out_mps)
+		return 0;
+	e->data_alt = (uint8_t)alt;
+	e->in_ep = in;
+	e->out_ep = out;
+	e->in_mps = in_mps;
+	e->out_mps = out_mps;
+	return 1;
+}
+
+/* ---- Control requests ---- */
+
+static void ecm_control_done(xb_urb *u);
+
+static int ecm_control(xb_ecmhost *e, ecm_slot *s, uint8_t rt, uint8_t req, uint16_t value,
+		       uint16_t index, uint16_t len)
+{
+	memset(&s->urb, 0, sizeof s->urb);
+	uint8_t *p = s->urb.setup;
+	p[0] = rt;
+	p[1] = req;
+	p[2] = (uint8_t)value;
+	p[3] = (uint8_t)(value >> 8);
+	p[4] = (uint8_t)index;
+	p[5] = (uint8_t)(index >> 8);
+	p[6] = (uint8_t)len;
+	p[7] = (uint8_t)(len >> 8);
+	s->e = e;
+	s->urb.type = XB_USBMON_CONTROL;
+	s->urb.buffer = len ? s->buf : NULL;
+	s->urb.length = len;
+	s->urb.complete = ecm_control_done;
+	s->urb.context = s;
+	return usbhost_submit(e->h, &s->urb);
+}
+
+static void ecm_clear_halt(xb_ecmhost *e, ecm_slot *s, uint8_t ep)
+{
+	if (!s->urb.queued)
+		ecm_control(e, s, 0x02, 0x01, 0, ep, 0);
+}
+
+/* ---- Frames ---- */
+
+static void ecm_rx_done(xb_urb *u);
+static void ecm_tx_done(xb_urb *u);
+static void ecm_status_done(xb_urb *u);
+
+static void ecm_submit_rx(xb_ecmhost *e, ecm_slot *s)
+{
+	memset(&s->urb, 0, sizeof s->urb);
+	s->e = e;
+	s->urb.type = XB_USBMON_BULK;
+	s->urb.endpoint = e->in_ep;
+	s->urb.buffer = s->buf;
+	s->urb.length = e->max_segment;
+	s->urb.complete = ecm_rx_done;
+	s->urb.context = s;
+	usbhost_submit(e->h, &s->urb);
+}
+
+static int ecm_submit_tx(xb_ecmhost *e, ecm_slot *s, const uint8_t *frame, size_t len)
+{
+	memcpy(s->buf, frame, len);
+	s->frame_len = len;
+	size_t n = len;
+	if (n % e->out_mps == 0)
+		s->buf[n++] = 0; /* usbnet: one byte of padding instead of a ZLP */
+	memset(&s->urb, 0, sizeof s->urb);
+	s->e = e;
+	s->urb.type = XB_USBMON_BULK;
+	s->urb.endpoint = e->out_ep;
+	s->urb.buffer = s->buf;
+	s->urb.length = (uint32_t)n;
+	s->urb.complete = ecm_tx_done;
+	s->urb.context = s;
+	return usbhost_submit(e->h, &s->urb);
+}
+
+static void ecm_open(xb_ecmhost *e)
+{
+	e->step = B_DONE;
+	e->up = 1;
+	e->stats.binds++;
+	if (e->status_ep) {
+		ecm_slot *s = &e->status;
+		free(s->buf);
+		s->buf = xcalloc(1, e->status_mps + 1u);
+		memset(&s->urb, 0, sizeof s->urb);
+		s->e = e;
+		s->urb.type = XB_USBMON_INTERRUPT;
+		s->urb.endpoint = e->status_ep;
+		s->urb.buffer = s->buf;
+		s->urb.length = e->status_mps;
+		s->urb.flags = XB_URB_FREE_BUFFER;
+		s->urb.interval = e->status_interval > 3 ? e->status_interval : 3; /* usbnet */
+		s->urb.complete = ecm_status_done;
+		s->urb.context = s;
+		usbhost_submit(e->h, &s->urb);
+	} else {
+		e->link = 1; /* no status endpoint: the carrier is simply on */
+		if (e->opt.link)
+			e->opt.link(e->opt.link_ctx, 1);
+	}
+	e->rx = xcalloc(e->opt.rx_urbs, sizeof *e->rx);
+	e->tx = xcalloc(e->opt.tx_urbs, sizeof *e->tx);
+	for (unsigned i = 0; i < e->opt.tx_urbs; i++)
+		e->tx[i].buf = xmalloc(e->max_segment + 1u);
+	for (unsigned i = 0; i < e->opt.rx_urbs; i++) {
+		e->rx[i].buf = xmalloc(e->max_segment);
+		ecm_submit_rx(e, &e->rx[i]);
+	}
+}
+
+static int ecm_hex(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/* usbnet_get_ethernet_addr: exactly 12 hex digits. */
+static int ecm_parse_mac(xb_ecmhost *e, const uint8_t *d, uint32_t n)
+{
+	if (n < 2 || d[1] != 3 || d[0] != 2 + 24 || n < 26)
+		return -1;
+	for (int i = 0; i < 6; i++) {
+		int hi = le16(d + 2 + 4 * i) < 0x80 ? ecm_hex(d[2 + 4 * i]) : -1;
+		int lo = le16(d + 4 + 4 * i) < 0x80 ? ecm_hex(d[4 + 4 * i]) : -1;
+		if (hi < 0 || lo < 0)
+			return -1;
+		e->mac[i] = (uint8_t)(hi << 4 | lo);
+	}
+	e->have_mac = 1;
+	return 0;
+}
+
+/* The bring-up sequence, one request after the other. */
+static void ecm_step(xb_ecmhost *e, int step)
+{
+	e->step = step;
+	int rc = 0;
+	switch (step) {
+	case B_SET_INTERFACE:
+		if (e->data_alt == 0) {
+			ecm_step(e, B_FILTER);
+			return;
+		}
+		rc = ecm_control(e, &e->ctl, 0x01, 0x0B, e->data_alt, e->data_intf, 0);
+		break;
+	case B_FILTER:
+		rc = ecm_control(e, &e->ctl, 0x21, 0x43, 0x000C, e->comm_intf, 0);
+		break;
+	case B_LANGID:
+		e->langid = usbhost_langid(e->h);
+		if (e->langid) {
+			ecm_step(e, B_MAC);
+			return;
+		}
+		rc = ecm_control(e, &e->ctl, 0x80, 0x06, 0x0300, 0, 255);
+		break;
+	case B_MAC:
+		rc = ecm_control(e, &e->ctl, 0x80, 0x06, (uint16_t)(0x0300 | e->imac), e->langid,
+				 255);
+		break;
+	}
+	if (rc)
+		e->failed = 1;
+}
+
+static void ecm_control_done(xb_urb *u)
+{
+	ecm_slot *s = (ecm_slot *)u;
+	xb_ecmhost *e = s->e;
+	if (e->closing || !e->bound || s != &e->ctl)
+		return; /* a halt cleared, or the device is gone */
+	int ok = u->status == XB_URB_OK;
+	switch (e->step) {
+	case B_SET_INTERFACE:
+		if (!ok) {
+			e->failed = 1;
+			return;
+		}
+		ecm_step(e, B_FILTER);
+		return;
+	case B_FILTER: /* usbnet_cdc_update_filter ignores the answer */
+		ecm_step(e, B_LANGID);
+		return;
+	case B_LANGID:
+		e->langid = ok && u->actual >= 4 && s->buf[1] == 3 ? le16(s->buf + 2) : 0x0409;
+		ecm_step(e, B_MAC);
+		return;
+	case B_MAC:
+		if (!ok || ecm_parse_mac(e, s->buf, u->actual)) {
+			e->failed = 1;
+			return;
+		}
+		ecm_open(e);
+		return;
+	}
+}
+
+static void ecm_set_link(xb_ecmhost *e, int up)
+{
+	if (e->link == up)
+		return;
+	e->link = up;
+	if (e->opt.link)
+		e->opt.link(e->opt.link_ctx, up);
+}
+
+static void ecm_status_done(xb_urb *u)
+{
+	ecm_slot *s = (ecm_slot *)u;
+	xb_ecmhost *e = s->e;
+	if (e->closing || u->status == XB_URB_ESHUTDOWN || u->status == XB_URB_ENOENT)
+		return;
+	const uint8_t *d = s->buf;
+	if (u->status == XB_URB_OK) {
+		if (e->sts_split) { /* the second half of a split CONNECTION_SPEED_CHANGE */
+			e->sts_split = 0;
+			if (u->actual == 8) {
+				e->stats.downlink_bps = (uint32_t)(le16(d) | (uint32_t)le16(d + 2) << 16);
+				e->stats.uplink_bps = (uint32_t)(le16(d + 4) | (uint32_t)le16(d + 6) << 16);
+			}
+		} else if (u->actual >= 8 && d[0] == 0xA1) {
+			e->stats.notifications++;
+			if (d[1] == 0x00) {
+				ecm_set_link(e, le16(d + 2) != 0);
+			} else if (d[1] == 0x2A) {
+				if (u->actual == 16) {
+					e->stats.downlink_bps =
+						(uint32_t)(le16(d + 8) | (uint32_t)le16(d + 10) << 16);
+					e->stats.uplink_bps =
+						(uint32_t)(le16(d + 12) | (uint32_t)le16(d + 14) << 16);
+				} else {
+					e->sts_split = 1;
+				}
+			}
+		}
+	} else if (u->status == XB_URB_EPIPE) {
+		ecm_clear_halt(e, &e->halt_status, e->status_ep);
+	}
+	memset(s->buf, 0, e->status_mps);
+	usbhost_submit(e->h, u);
+}
+
+static void ecm_rx_done(xb_urb *u)
+{
+	ecm_slot *s = (ecm_slot *)u;
+	xb_ecmhost *e = s->e;
+	if (e->closing || u->status == XB_URB_ESHUTDOWN || u->status == XB_URB_ENOENT)
+		return;
+	if (u->status == XB_URB_OK && u->actual >= ETH_HLEN) {
+		e->stats.rx_frames++;
+		e->stats.rx_bytes += u->actual;
+		if (e->opt.rx)
+			e->opt.rx(e->opt.rx_ctx, s->buf, u->actual, u->done_cycle);
+	} else {
+		e->stats.rx_errors++;
+		if (u->status == XB_URB_EPIPE)
+			ecm_clear_halt(e, &e->halt_in, e->in_ep);
+	}
+	if (!e->closing && e->up)
+		ecm_submit_rx(e, s);
+}
+
+static void ecm_tx_done(xb_urb *u)
+{
+	ecm_slot *s = (ecm_slot *)u;
+	xb_ecmhost *e = s->e;
+	if (u->status == XB_URB_OK) {
+		e->stats.tx_frames++;
+		e->stats.tx_bytes += s->frame_len;
+	} else {
+		e->stats.tx_errors++;
+		if (u->status == XB_URB_EPIPE && !e->closing)
+			ecm_clear_halt(e, &e->halt_out, e->out_ep);
+	}
+	if (e->closing)
+		return;
+	if (e->opt.tx_done)
+		e->opt.tx_done(e->opt.tx_ctx, s->frame_len, u->status, u->done_cycle);
+	if (!e->up || !e->q_count)
+		return;
+	uint8_t *f = e->queue[e->q_head];
+	size_t len = e->queue_len[e->q_head];
+	e->q_head = (e->q_head + 1) % e->opt.tx_queue;
+	e->q_count--;
+	if (ecm_submit_tx(e, s, f, len))
+		e->stats.tx_dropped++;
+	free(f);
+}
+
+int ecmhost_send(xb_ecmhost *e, const uint8_t *frame, size_t len)
+{
+	if (!e->up || !e->link || len < ETH_HLEN || len > e->max_segment) {
+		e->stats.tx_dropped++;
+		return -1;
+	}
+	for (unsigned i = 0; i < e->opt.tx_urbs; i++) {
+		if (e->tx[i].urb.queued)
+			continue;
+		if (e->q_count) /* keep the order: frames already waiting go first */
+			break;
+		if (ecm_submit_tx(e, &e->tx[i], frame, len)) {
+			e->stats.tx_dropped++;
+			return -1;
+		}
+		return 0;
+	}
+	if (e->q_count >= e->opt.tx_queue) {
+		e->stats.tx_dropped++;
+		return -1;
+	}
+	unsigned at = (e->q_head + e->q_count) % e->opt.tx_queue;
+	e->queue[at] = xmalloc(len);
+	memcpy(e->queue[at], frame, len);
+	e->queue_len[at] = len;
+	e->q_count++;
+	return 0;
+}
+
+/* ---- Binding ---- */
+
+static void ecm_release(xb_ecmhost *e)
+{
+	for (unsigned i = 0; e->rx && i < e->opt.rx_urbs; i++)
+		free(e->rx[i].buf);
+	for (unsigned i = 0; e->tx && i < e->opt.tx_urbs; i++)
+		free(e->tx[i].buf);
+	free(e->rx);
+	free(e->tx);
+	e->rx = e->tx = NULL;
+	while (e->q_count) {
+		free(e->queue[e->q_head]);
+		e->q_head = (e->q_head + 1) % e->opt.tx_queue;
+		e->q_count--;
+	}
+	e->q_head = 0;
+}
+
+static int ecm_probe(void *ctx, xb_usbhost *h, const uint8_t *config, size_t len)
+{
+	xb_ecmhost *e = ctx;
+	(void)h;
+	ecm_release(e);
+	e->bound = e->up = e->link = e->failed = e->have_mac = e->sts_split = 0;
+	e->status_ep = 0;
+	if (!ecm_parse(e, config, len))
+		return 0;
+	e->bound = 1;
+	ecm_step(e, B_SET_INTERFACE);
+	return 1;
+}
+
+static void ecm_disconnect(void *ctx)
+{
+	xb_ecmhost *e = ctx;
+	e->bound = e->up = 0;
+	ecm_set_link(e, 0);
+	ecm_release(e);
+}
+
+static const xb_usbhost_driver ecm_driver = {
+	.probe = ecm_probe,
+	.disconnect = ecm_disconnect,
+};
+
+xb_ecmhost *ecmhost_new(xb_usbhost *h, const xb_ecmhost_options *o)
+{
+	xb_ecmhost *e = xcalloc(1, sizeof *e);
+	e->h = h;
+	if (o)
+		e->opt = *o;
+	if (!e->opt.rx_urbs)
+		e->opt.rx_urbs = 4;
+	if (!e->opt.tx_urbs)
+		e->opt.tx_urbs = 4;
+	if (!e->opt.tx_queue)
+		e->opt.tx_queue = 1000;
+	e->queue = xcalloc(e->opt.tx_queue, sizeof *e->queue);
+	e->queue_len = xcalloc(e->opt.tx_queue, sizeof *e->queue_len);
+	e->ctl.buf = xcalloc(1, CTL_BUF);
+	e->halt_in.buf = xcalloc(1, CTL_BUF);
+	e->halt_out.buf = xcalloc(1, CTL_BUF);
+	e->halt_status.buf = xcalloc(1, CTL_BUF);
+	usbhost_set_driver(h, &ecm_driver, e);
+	return e;
+}
+
+void ecmhost_free(xb_ecmhost *e)
+{
+	if (!e)
+		return;
+	e->closing = 1;
+	ecm_slot *fixed[] = {&e->ctl, &e->halt_in, &e->halt_out, &e->halt_status, &e->status};
+	for (size_t i = 0; i < sizeof fixed / sizeof *fixed; i++)
+		if (fixed[i]->urb.queued)
+			usbhost_unlink(e->h, &fixed[i]->urb);
+	for (unsigned i = 0; e->rx && i < e->opt.rx_urbs; i++)
+		if (e->rx[i].urb.queued)
+			usbhost_unlink(e->h, &e->rx[i].urb);
+	for (unsigned i = 0; e->tx && i < e->opt.tx_urbs; i++)
+		if (e->tx[i].urb.queued)
+			usbhost_unlink(e->h, &e->tx[i].urb);
+	usbhost_set_driver(e->h, NULL, NULL);
+	ecm_release(e);
+	free(e->ctl.buf);
+	free(e->halt_in.buf);
+	free(e->halt_out.buf);
+	free(e->halt_status.buf);
+	free(e->status.buf);
+	free(e->queue);
+	free(e->queue_len);
+	free(e);
+}
+
+int ecmhost_up(const xb_ecmhost *e)
+{
+	return e->up;
+}
+
+int ecmhost_link(const xb_ecmhost *e)
+{
+	return e->link;
+}
+
+const uint8_t *ecmhost_mac(const xb_ecmhost *e)
+{
+	return e->have_mac ? e->mac : NULL;
+}
+
+void ecmhost_stats(const xb_ecmhost *e, xb_ecmhost_stats *out)
+{
+	*out = e->stats;
+}

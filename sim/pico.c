@@ -1,0 +1,217 @@
+/* pico: the virtual Pico assembled from a board, the RP2040 peripherals and the bootrom;
+ * loading images, runs that stop on UART text, halts or lockups, and run summaries. */
+#include "pico.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "periph.h"
+
+#define PICO_UART_KEEP (1u << 20)
+#define PICO_DHCSR 0xE000EDF0u
+#define PICO_DHCSR_DEBUGEN 0xA05F0001u
+
+struct xb_pico {
+	xb_board *board;
+	xb_pico_options opt;
+	xb_resets *resets;
+	xb_watchdog *watchdog;
+	xb_timer *timer;
+	xb_clocks *clocks;
+	xb_gpio *gpio;
+	xb_sio *sio;
+	xb_uart *uart;
+	xb_bootrom *bootrom;
+	xb_strbuf uart_out;
+	/* run_until_uart: the text and the last strlen(text) bytes sent */
+	const char *until;
+	size_t until_len;
+	char *window;
+	int matched;
+	enum xb_pico_stop last_stop;
+};
+
+void pico_options_init(xb_pico_options *o)
+{
+	memset(o, 0, sizeof *o);
+	o->debugger = 1;
+}
+
+const char *pico_stop_name(enum xb_pico_stop s)
+{
+	switch (s) {
+	case XB_PICO_BUDGET: return "budget";
+	case XB_PICO_HALTED: return "halted";
+	case XB_PICO_LOCKUP: return "lockup";
+	case XB_PICO_STOPPED: return "stopped";
+	case XB_PICO_UART: return "uart";
+	}
+	return "?";
+}
+
+static void pico_uart_byte(void *ctx, uint8_t byte)
+{
+	xb_pico *p = ctx;
+	if (p->uart_out.len < PICO_UART_KEEP)
+		sb_append(&p->uart_out, (const char *)&byte, 1);
+	if (p->opt.uart_fn)
+		p->opt.uart_fn(p->opt.uart_ctx, byte);
+	if (p->opt.uart_file) {
+		fputc(byte, p->opt.uart_file);
+		fflush(p->opt.uart_file);
+	}
+	if (p->until && !p->matched) {
+		memmove(p->window, p->window + 1, p->until_len - 1);
+		p->window[p->until_len - 1] = (char)byte;
+		if (memcmp(p->window, p->until, p->until_len) == 0) {
+			p->matched = 1;
+			board_stop(p->board);
+		}
+	}
+}
+
+void pico_free(xb_pico *p)
+{
+	if (!p)
+		return;
+	board_free(p->board); /* first: the devices' contexts must outlive the bus */
+	bootrom_free(p->bootrom);
+	uart_free(p->uart);
+	sio_free(p->sio);
+	gpio_free(p->gpio);
+	clocks_free(p->clocks);
+	timer_free(p->timer);
+	watchdog_free(p->watchdog);
+	resets_free(p->resets);
+	sb_free(&p->uart_out);
+	free(p->window);
+	free(p);
+}
+
+xb_pico *pico_new(const xb_target *t, const xb_pico_options *o, xb_err *err)
+{
+	xb_pico *p = xcalloc(1, sizeof *p);
+	if (o)
+		p->opt = *o;
+	else
+		pico_options_init(&p->opt);
+	p->board = board_new(t, err);
+	if (!p->board) {
+		free(p);
+		return NULL;
+	}
+	xb_board *b = p->board;
+	if (p->opt.log_fn)
+		board_set_log(b, p->opt.log_fn, p->opt.log_ctx);
+	else if (p->opt.quiet)
+		board_set_log(b, NULL, NULL);
+	board_set_strict(b, p->opt.strict);
+	/* Order matters: RESETS first (its system reset reaches the blocks), then the blocks
+	 * that depend on it and on the watchdog tick. */
+	p->resets = resets_new(b);
+	p->watchdog = p->resets ? watchdog_new(b) : NULL;
+	p->timer = p->watchdog ? timer_new(b, p->watchdog, p->resets) : NULL;
+	p->clocks = p->timer ? clocks_new(b, p->resets) : NULL;
+	p->gpio = p->clocks ? gpio_new(b, p->resets) : NULL;
+	p->sio = p->gpio ? sio_new(b, p->gpio) : NULL;
+	p->uart = p->sio ? uart_new(b, p->resets, pico_uart_byte, p) : NULL;
+	if (!p->uart) {
+		xb_fail(err, "target %s: a peripheral's address is already taken", t->name);
+		pico_free(p);
+		return NULL;
+	}
+	p->bootrom = bootrom_new(b, err);
+	if (!p->bootrom) {
+		pico_free(p);
+		return NULL;
+	}
+	if (p->opt.trace)
+		board_set_trace(b, p->opt.trace);
+	pico_reset(p);
+	return p;
+}
+
+xb_board *pico_board(xb_pico *p)
+{
+	return p->board;
+}
+
+void pico_reset(xb_pico *p)
+{
+	board_reset(p->board);
+	if (p->opt.debugger)
+		board_debug_write(p->board, PICO_DHCSR, 4, PICO_DHCSR_DEBUGEN);
+}
+
+int pico_load_file(xb_pico *p, const char *path, enum xb_image_format fmt, uint32_t bin_addr,
+		   xb_load_info *info, xb_err *err)
+{
+	if (loader_load_file(p->board, path, fmt, bin_addr, info, err))
+		return -1;
+	pico_reset(p);
+	return 0;
+}
+
+static enum xb_pico_stop pico_stop_of(const xb_pico *p, enum xb_run_result r)
+{
+	switch (r) {
+	case XB_RUN_BUDGET: return XB_PICO_BUDGET;
+	case XB_RUN_HALTED: return XB_PICO_HALTED;
+	case XB_RUN_LOCKUP: return XB_PICO_LOCKUP;
+	case XB_RUN_STOPPED: return p->matched ? XB_PICO_UART : XB_PICO_STOPPED;
+	}
+	return XB_PICO_STOPPED;
+}
+
+enum xb_pico_stop pico_run(xb_pico *p, uint64_t cycles)
+{
+	if (board_locked_up(p->board))
+		return p->last_stop = XB_PICO_LOCKUP;
+	if (board_halted(p->board))
+		return p->last_stop = XB_PICO_HALTED;
+	return p->last_stop = pico_stop_of(p, board_run(p->board, cycles));
+}
+
+enum xb_pico_stop pico_run_until_uart(xb_pico *p, const char *text, uint64_t cycles)
+{
+	size_t n = strlen(text);
+	if (n == 0)
+		return p->last_stop = XB_PICO_UART;
+	free(p->window);
+	p->window = xcalloc(1, n);
+	p->until = text;
+	p->until_len = n;
+	p->matched = 0;
+	enum xb_pico_stop s = pico_run(p, cycles);
+	p->until = NULL;
+	p->matched = 0;
+	return s;
+}
+
+const char *pico_uart_output(const xb_pico *p, size_t *len)
+{
+	if (len)
+		*len = p->uart_out.len;
+	return p->uart_out.buf ? p->uart_out.buf : "";
+}
+
+void pico_summary(xb_pico *p, xb_pico_summary *s)
+{
+	xb_board_counters k;
+	board_counters(p->board, &k);
+	memset(s, 0, sizeof *s);
+	s->stop = p->last_stop;
+	s->cpu_hz = board_cpu_hz(p->board);
+	s->cycles = k.cycles;
+	s->instructions = k.instructions;
+	s->sleep_cycles = k.sleep_cycles;
+	s->exceptions = k.exceptions;
+	s->xip_accesses = k.xip_accesses;
+	s->xip_hits = k.xip_hits;
+	s->xip_misses = k.xip_misses;
+	s->faults = board_faults(p->board, &s->last_fault);
+	s->pc = board_reg(p->board, XB_REG_PC);
+	s->unmapped = bus_unmapped_count(board_bus(p->board));
+	s->uart_bytes = uart_tx_count(p->uart);
+	s->timer_us = timer_count(p->timer);
+}
