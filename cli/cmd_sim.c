@@ -9,12 +9,13 @@
 #include <unistd.h>
 
 #include "../sim/pico.h"
+#include "../sim/realtime.h"
 #include "load.h"
 
 typedef struct sim_options {
-	const char *image, *at, *cycles, *uart, *trace, *until, *target;
+	const char *image, *at, *cycles, *uart, *trace, *until, *target, *speed;
 	enum xb_image_format format;
-	int strict, json;
+	int strict, json, realtime;
 } sim_options;
 
 /* Where UART0's bytes go while the firmware runs. */
@@ -143,7 +144,7 @@ static int sim_set_image(const char *cmd, sim_options *o, const char *path,
 static int sim_parse(const char *cmd, int argc, char **argv, sim_options *o)
 {
 	enum { OPT_ELF = 256, OPT_UF2, OPT_BIN, OPT_AT, OPT_CYCLES, OPT_UART, OPT_TRACE,
-	       OPT_STRICT, OPT_JSON, OPT_UNTIL, OPT_TARGET };
+	       OPT_STRICT, OPT_JSON, OPT_UNTIL, OPT_TARGET, OPT_REALTIME, OPT_SPEED };
 	static const struct option longopts[] = {
 		{"elf", required_argument, NULL, OPT_ELF},
 		{"uf2", required_argument, NULL, OPT_UF2},
@@ -156,6 +157,8 @@ static int sim_parse(const char *cmd, int argc, char **argv, sim_options *o)
 		{"json", no_argument, NULL, OPT_JSON},
 		{"until", required_argument, NULL, OPT_UNTIL},
 		{"target", required_argument, NULL, OPT_TARGET},
+		{"realtime", no_argument, NULL, OPT_REALTIME},
+		{"speed", required_argument, NULL, OPT_SPEED},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -175,6 +178,8 @@ static int sim_parse(const char *cmd, int argc, char **argv, sim_options *o)
 		case OPT_JSON: o->json = 1; break;
 		case OPT_UNTIL: o->until = optarg; break;
 		case OPT_TARGET: o->target = optarg; break;
+		case OPT_REALTIME: o->realtime = 1; break;
+		case OPT_SPEED: o->speed = optarg; o->realtime = 1; break;
 		case 'h': cli_print_usage(cmd, stdout); return -1;
 		case ':': return cli_usage_error(cmd, "%s needs a value", argv[optind - 1]);
 		default: return cli_usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
@@ -191,6 +196,8 @@ static int sim_parse(const char *cmd, int argc, char **argv, sim_options *o)
 		return cli_usage_error(cmd, "--at ADDR goes with --bin, and --bin needs it");
 	if (o->until && !*o->until)
 		return cli_usage_error(cmd, "--until needs a non-empty text");
+	if (o->until && o->realtime)
+		return cli_usage_error(cmd, "--until runs in virtual time; it does not go with --realtime");
 	return XB_EXIT_OK;
 }
 
@@ -201,6 +208,13 @@ static int sim_run(const char *cmd, const sim_options *o)
 		return cli_usage_error(cmd, "--at needs a 32-bit address (got '%s')", o->at);
 	if (o->cycles && xb_parse_u64(o->cycles, &cycles))
 		return cli_usage_error(cmd, "--cycles needs a number (got '%s')", o->cycles);
+	double speed = 1.0;
+	if (o->speed) {
+		char *end;
+		speed = strtod(o->speed, &end);
+		if (*end || !(speed > 0 && speed <= 1000))
+			return cli_usage_error(cmd, "--speed needs a factor above 0 (got '%s')", o->speed);
+	}
 	xb_target t;
 	if (cli_load_target(cmd, o->target, &t))
 		return XB_EXIT_FAIL;
@@ -240,6 +254,8 @@ static int sim_run(const char *cmd, const sim_options *o)
 	if (rc == XB_EXIT_OK) {
 		if (o->until)
 			pico_run_until_uart(p, o->until, cycles);
+		else if (o->realtime)
+			realtime_run(p, cycles, speed, realtime_system_clock());
 		else
 			pico_run(p, cycles);
 		xb_pico_summary s;
@@ -298,6 +314,8 @@ const xb_command cmd_sim = {
 		"  --until TEXT      stop as soon as TEXT appears on UART0\n"
 		"  --trace FILE      write the binary fetch trace (for xipbench cache --trace)\n"
 		"  --strict          unmapped accesses are bus errors (HardFault), not reads of 0\n"
+		"  --realtime        pace the run to the wall clock (virtual time never runs ahead)\n"
+		"  --speed X         with --realtime: X times real time (implies --realtime)\n"
 		"  --target NAME     target name or path (default rp2040)\n"
 		"  --json            print one JSON object on one line instead of the report\n"
 		"  -h, --help        print this text\n"

@@ -91,6 +91,14 @@ sim --elf "$PROGS/crc32.elf" --trace "$XB_WORK/crc.trace" >"$XB_WORK/trace.out" 
 "$XIPBENCH" cache --trace "$XB_WORK/crc.trace" --no-opt --json >"$XB_WORK/cache.json" 2>&1
 expect "--trace is a trace xipbench cache reads" "$XB_WORK/cache.json" '"fetches": [1-9][0-9]*'
 
+# Paced to the wall clock (here at 1000 times real time), a run gives the same figures.
+"$XIPBENCH" sim run --elf "$PROGS/crc32.elf" --cycles 1234567 --json >"$XB_WORK/virtual.json" 2>&1
+"$XIPBENCH" sim run --elf "$PROGS/crc32.elf" --cycles 1234567 --speed 1000 --json >"$XB_WORK/paced.json" 2>&1
+if cmp -s "$XB_WORK/virtual.json" "$XB_WORK/paced.json"; then ok "--realtime pacing changes no figure"; else
+	not_ok "--realtime pacing changed the figures"; diff "$XB_WORK/virtual.json" "$XB_WORK/paced.json" | sed 's/^/# /'; fi
+check_fails "--speed needs a positive factor" "speed needs a factor" \
+	"$XIPBENCH" sim run --elf "$PROGS/crc32.elf" --speed 0
+
 # --strict turns an unmapped read into a reported fault.
 sim --elf "$PROGS/unmapped.elf" --uart - >"$XB_WORK/loose.out" 2>&1
 expect "an unmapped read is reported and reads 0" "$XB_WORK/loose.out" \
