@@ -11,6 +11,7 @@
 
 #include <cmocka.h>
 
+#include "../common/testdir.h"
 #include "../../core/profile.h"
 
 /* fa and its alias share code; "label" is a zero-size symbol inside fb, which must not hide
@@ -229,23 +230,6 @@ static void test_empty_inputs(void **state)
 
 /* ---- files ---- */
 
-static char test_dir[64];
-
-static int make_dir(void **state)
-{
-	(void)state;
-	strcpy(test_dir, "/tmp/xb-test-profile.XXXXXX");
-	return mkdtemp(test_dir) ? 0 : -1;
-}
-
-static int remove_dir(void **state)
-{
-	(void)state;
-	char *cmd = xasprintf("rm -rf '%s'", test_dir);
-	int rc = system(cmd);
-	free(cmd);
-	return rc == 0 ? 0 : -1;
-}
 
 static void fill_example(xb_samples *s)
 {
@@ -482,5 +466,5 @@ int main(void)
 		cmocka_unit_test(test_bad_token_is_bounded),
 		cmocka_unit_test(test_missing_file),
 	};
-	return cmocka_run_group_tests(tests, make_dir, remove_dir);
+	return cmocka_run_group_tests(tests, testdir_setup, testdir_teardown);
 }

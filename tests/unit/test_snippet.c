@@ -12,6 +12,7 @@
 
 #include <cmocka.h>
 
+#include "../common/testdir.h"
 #include "../../core/snippet.h"
 
 #define NET "zephyr/subsys/net/libnet.a"
@@ -597,23 +598,6 @@ static void test_writers_table(void **state)
 
 /* ---- folders ---- */
 
-static char test_dir[64];
-
-static int make_dir(void **state)
-{
-	(void)state;
-	strcpy(test_dir, "/tmp/xb-test-snippet.XXXXXX");
-	return mkdtemp(test_dir) ? 0 : -1;
-}
-
-static int remove_dir(void **state)
-{
-	(void)state;
-	char *cmd = xasprintf("rm -rf '%s'", test_dir);
-	int rc = system(cmd);
-	free(cmd);
-	return rc == 0 ? 0 : -1;
-}
 
 static char *read_text(const char *dir, const char *file)
 {
@@ -725,5 +709,5 @@ int main(void)
 		cmocka_unit_test(test_write_all),
 		cmocka_unit_test(test_write_stock),
 	};
-	return cmocka_run_group_tests(tests, make_dir, remove_dir);
+	return cmocka_run_group_tests(tests, testdir_setup, testdir_teardown);
 }

@@ -10,25 +10,9 @@
 
 #include <cmocka.h>
 
+#include "../common/testdir.h"
 #include "../../core/trace.h"
 
-static char test_dir[64];
-
-static int make_dir(void **state)
-{
-	(void)state;
-	strcpy(test_dir, "/tmp/xb-test-trace.XXXXXX");
-	return mkdtemp(test_dir) ? 0 : -1;
-}
-
-static int remove_dir(void **state)
-{
-	(void)state;
-	char *cmd = xasprintf("rm -rf '%s'", test_dir);
-	int rc = system(cmd);
-	free(cmd);
-	return rc;
-}
 
 static char *temp_path(const char *name)
 {
@@ -361,5 +345,5 @@ int main(void)
 		cmocka_unit_test(test_echo_ranges),
 		cmocka_unit_test(test_large_random_round_trip),
 	};
-	return cmocka_run_group_tests_name("trace", tests, make_dir, remove_dir);
+	return cmocka_run_group_tests_name("trace", tests, testdir_setup, testdir_teardown);
 }
