@@ -25,10 +25,6 @@ void cli_print_usage(const char *cmd, FILE *f);
 /* True if argv has --help or -h: the caller prints usage and returns 0. */
 int cli_wants_help(int argc, char **argv);
 
-/* Resolves a data file shipped with xipbench (targets/rp2040.target,
- * groups/default.groups): $XIPBENCH_DATA/REL, then next to the executable (../REL and
- * REL), then the source tree it was built from. Returns a new string or NULL. */
-char *cli_data_path(const char *rel);
 
 extern const xb_command cmd_info, cmd_plan, cmd_predict, cmd_cache;
 extern const xb_command cmd_sim;

@@ -16,27 +16,6 @@ typedef struct cache_options {
 	int json, no_opt;
 } cache_options;
 
-/* A bare name is looked up through cli_data_path (which honours $XIPBENCH_DATA and the
- * folders next to the program) unless $XIPBENCH_TARGETS points elsewhere; paths and
- * everything else go to target_load. */
-static int cache_load_target(xb_target *t, const char *arg, xb_err *err)
-{
-	size_t n = strlen(arg);
-	int is_path = strchr(arg, '/') || (n >= 7 && strcmp(arg + n - 7, ".target") == 0);
-	const char *env = getenv("XIPBENCH_TARGETS");
-	if (!is_path && !(env && *env) && arg[0] != '.') {
-		char *rel = xasprintf("targets/%s.target", arg);
-		char *path = cli_data_path(rel);
-		free(rel);
-		if (path) {
-			int rc = target_load_file(t, path, err);
-			free(path);
-			return rc;
-		}
-	}
-	return target_load(t, arg, err);
-}
-
 static int cache_apply_overrides(const char *cmd, const cache_options *o, xb_target *t)
 {
 	uint64_t v;
@@ -160,7 +139,7 @@ static int run_cache(int argc, char **argv)
 
 	xb_target t;
 	xb_err err;
-	if (cache_load_target(&t, o.target, &err))
+	if (target_load(&t, o.target, &err))
 		return cli_fail(cmd, "%s", err.msg);
 	int rc = cache_apply_overrides(cmd, &o, &t);
 	if (rc != XB_EXIT_OK)

@@ -10,21 +10,7 @@
 int cli_load_target(const char *cmd, const char *name, xb_target *tg)
 {
 	xb_err err;
-	if (!name)
-		name = "rp2040";
-	char *path = NULL;
-	if (!strchr(name, '/') && access(name, R_OK) != 0) {
-		char *rel = xasprintf("targets/%s.target", name);
-		path = cli_data_path(rel);
-		free(rel);
-		if (!path) {
-			cli_fail(cmd, "unknown target '%s' (no targets/%s.target found)", name, name);
-			return -1;
-		}
-	}
-	int rc = target_load_file(tg, path ? path : name, &err);
-	free(path);
-	if (rc != 0) {
+	if (target_load(tg, name ? name : "rp2040", &err) != 0) {
 		cli_fail(cmd, "%s", err.msg);
 		return -1;
 	}
@@ -69,7 +55,7 @@ int cli_load(const char *cmd, const cli_load_opts *o, xb_target *tg, xb_image *i
 		return -1;
 	}
 	free(map);
-	char *groups = o->groups ? xstrdup(o->groups) : cli_data_path("groups/default.groups");
+	char *groups = o->groups ? xstrdup(o->groups) : xb_data_path("groups/default.groups");
 	if (groups && image_load_groups(img, groups, &err) != 0) {
 		free(groups);
 		image_free(img);

@@ -1,7 +1,6 @@
 /* target: parses chip description files (targets/NAME.target) and answers address questions. */
 #include "target.h"
 
-#include <limits.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -568,19 +567,6 @@ static int target_is_path(const char *s)
 	return strchr(s, '/') || (n >= 7 && strcmp(s + n - 7, ".target") == 0);
 }
 
-/* Tries dir/NAME.target; returns 1 and loads (or fails) when the file exists. */
-static int target_try_dir(xb_target *t, const char *dir, const char *name, xb_strbuf *tried,
-			  int *rc, xb_err *err)
-{
-	char *path = xasprintf("%s/%s.target", dir, name);
-	sb_printf(tried, "%s%s", tried->len ? ", " : "", path);
-	int found = access(path, R_OK) == 0;
-	if (found)
-		*rc = target_load_file(t, path, err);
-	free(path);
-	return found;
-}
-
 int target_load(xb_target *t, const char *name_or_path, xb_err *err)
 {
 	if (target_is_path(name_or_path))
@@ -589,45 +575,27 @@ int target_load(xb_target *t, const char *name_or_path, xb_err *err)
 		return xb_fail(err, "bad target name '%s' (give a name such as rp2040, or a path)",
 			       name_or_path);
 
-	xb_strbuf tried = {0};
-	int rc = -1;
 	const char *env = getenv("XIPBENCH_TARGETS");
-	if (env && *env && target_try_dir(t, env, name_or_path, &tried, &rc, err))
-		goto done;
-	env = getenv("XIPBENCH_DATA");
 	if (env && *env) {
-		char *dir = xasprintf("%s/targets", env);
-		int found = target_try_dir(t, dir, name_or_path, &tried, &rc, err);
-		free(dir);
-		if (found)
-			goto done;
-	}
-	char exe[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-	if (n > 0) {
-		exe[n] = 0;
-		char *slash = strrchr(exe, '/');
-		if (slash)
-			*slash = 0;
-		static const char *const rel[] = {"%s/../targets", "%s/targets",
-						  "%s/../share/xipbench/targets"};
-		for (size_t i = 0; i < sizeof rel / sizeof rel[0]; i++) {
-			char *dir = xasprintf(rel[i], exe);
-			int found = target_try_dir(t, dir, name_or_path, &tried, &rc, err);
-			free(dir);
-			if (found)
-				goto done;
+		char *path = xasprintf("%s/%s.target", env, name_or_path);
+		if (access(path, R_OK) == 0) {
+			int rc = target_load_file(t, path, err);
+			free(path);
+			return rc;
 		}
+		free(path);
 	}
-#ifdef XB_SOURCE_DIR
-	if (target_try_dir(t, XB_SOURCE_DIR "/targets", name_or_path, &tried, &rc, err))
-		goto done;
-#endif
-	rc = xb_fail(err, "target '%s' not found (looked for %s; set XIPBENCH_TARGETS or give a "
-			  "path)",
-		     name_or_path, tried.buf ? tried.buf : "nothing");
-done:
-	sb_free(&tried);
+	char *rel = xasprintf("targets/%s.target", name_or_path);
+	char *path = xb_data_path(rel);
+	free(rel);
+	if (!path)
+		return xb_fail(err,
+			       "target '%s' not found (no targets/%s.target in $XIPBENCH_TARGETS, "
+			       "$XIPBENCH_DATA, next to the program or in the source tree; or give a "
+			       "path)",
+			       name_or_path, name_or_path);
+	int rc = target_load_file(t, path, err);
+	free(path);
 	return rc;
 }
 

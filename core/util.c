@@ -2,6 +2,7 @@
 #include "util.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -294,4 +295,37 @@ void xb_quote(char *dst, size_t cap, const char *s, size_t n)
 		k += 3;
 	}
 	dst[k] = 0;
+}
+
+char *xb_data_path(const char *rel)
+{
+	const char *env = getenv("XIPBENCH_DATA");
+	if (env && *env) {
+		char *p = xasprintf("%s/%s", env, rel);
+		if (access(p, R_OK) == 0)
+			return p;
+		free(p);
+	}
+	char exe[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+	if (n > 0) {
+		exe[n] = 0;
+		char *slash = strrchr(exe, '/');
+		if (slash)
+			*slash = 0;
+		const char *tries[] = {"%s/../%s", "%s/%s", "%s/../share/xipbench/%s"};
+		for (size_t i = 0; i < sizeof tries / sizeof tries[0]; i++) {
+			char *p = xasprintf(tries[i], exe, rel);
+			if (access(p, R_OK) == 0)
+				return p;
+			free(p);
+		}
+	}
+#ifdef XB_SOURCE_DIR
+	char *p = xasprintf("%s/%s", XB_SOURCE_DIR, rel);
+	if (access(p, R_OK) == 0)
+		return p;
+	free(p);
+#endif
+	return NULL;
 }

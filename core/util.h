@@ -56,6 +56,12 @@ void sb_free(xb_strbuf *sb);
  * Returns 0 on success. */
 int xb_parse_u64(const char *s, uint64_t *out);
 
+/* Finds a data file shipped with xipbench (rel such as "targets/rp2040.target" or
+ * "groups/default.groups"): $XIPBENCH_DATA/rel, then next to the running program (../rel,
+ * rel, ../share/xipbench/rel), then the source tree it was built from. Returns a new
+ * string, or NULL when none is readable. */
+char *xb_data_path(const char *rel);
+
 /* Value of a hex digit, or -1. */
 int xb_hex_digit(int c);
 
