@@ -111,26 +111,33 @@ static void dap_sync_board(void *ctx)
 	for (;;) {
 		uint64_t now = board_cycles(d->board);
 		if (now >= target)
-			return;
+			break;
 		board_run(d->board, target - now);
 		if (board_cycles(d->board) == now)
-			return;
+			break;
 	}
+	d->board_mark = board_cycles(d->board);
 }
 
-/* The host's clock never runs behind the board's. */
+/* The host's clock never runs behind the board's when something else ran the board (a
+ * serve loop keeping real time); the probe's own runs, which go ahead of the host to the
+ * time of the packets in flight, do not move it. */
 static void dap_host_catch_up(xb_dap *d)
 {
-	uint64_t board_ps = dap_cycles_to_ps(d, board_cycles(d->board));
+	uint64_t now = board_cycles(d->board);
+	if (now == d->board_mark)
+		return;
+	uint64_t board_ps = dap_cycles_to_ps(d, now);
 	if (d->host_ps < board_ps)
 		d->host_ps = board_ps;
+	d->board_mark = now;
 }
 
 uint64_t dap_host_time(const xb_dap *d)
 {
 	uint64_t t = dap_ps_to_cycles(d, d->host_ps);
 	uint64_t b = board_cycles(d->board);
-	return t > b ? t : b;
+	return b != d->board_mark && b > t ? b : t;
 }
 
 void dap_host_wait(xb_dap *d, uint64_t cycles)
@@ -195,7 +202,8 @@ xb_dap *dap_new(xb_swd *port, const xb_dap_config *c)
 	d->resp_len = xcalloc(n, sizeof *d->resp_len);
 	d->resp_ps = xcalloc(n, sizeof *d->resp_ps);
 	dap_reset_settings(d);
-	dap_host_catch_up(d);
+	d->board_mark = board_cycles(d->board);
+	d->host_ps = dap_cycles_to_ps(d, d->board_mark);
 	d->probe_free_ps = d->host_ps;
 	swd_set_sync(port, dap_sync_board, d);
 	return d;
@@ -470,7 +478,7 @@ int dap_submit(xb_dap *d, const uint8_t *req, size_t len, xb_err *err)
 	if (len == 0 || len > size)
 		return xb_fail(err, "CMSIS-DAP request of %zu bytes: the probe takes packets of 1 to "
 				    "%zu bytes", len, size);
-	if (req[0] == DAP_CMD_TRANSFER_ABORT && len == 1) {
+	if (req[0] == DAP_CMD_TRANSFER_ABORT) {
 		d->stats.packets++;
 		return 0; /* nothing is ever in progress to abort */
 	}
@@ -517,6 +525,13 @@ int dap_collect(xb_dap *d, uint8_t *resp, size_t cap, size_t *len, uint64_t *at)
 	return 1;
 }
 
+void dap_discard(xb_dap *d)
+{
+	d->nqueued = 0;
+	d->nresp = 0;
+	d->resp_head = 0;
+}
+
 int dap_transact(xb_dap *d, const uint8_t *req, size_t len, uint8_t *resp, size_t cap,
 		 size_t *rlen, xb_err *err)
 {
@@ -527,7 +542,7 @@ int dap_transact(xb_dap *d, const uint8_t *req, size_t len, uint8_t *resp, size_
 	if (dap_submit(d, req, len, err))
 		return -1;
 	if (d->nresp == 0)
-		return 0; /* queued, or a lone TransferAbort */
+		return 0; /* queued, or TransferAbort */
 	/* This packet's answer is the newest; answers to queued packets stay for dap_collect. */
 	unsigned slot = (d->resp_head + d->nresp - 1) % d->cfg.packet_count;
 	size_t n = d->resp_len[slot] < cap ? d->resp_len[slot] : cap;

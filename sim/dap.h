@@ -19,8 +19,9 @@
  * device-specific reset sequence"), SWJ_Pins, SWJ_Clock, SWJ_Sequence, SWD_Configure,
  * SWD_Sequence, ExecuteCommands, QueueCommands. JTAG_Sequence, JTAG_Configure and
  * JTAG_IDCODE answer status 0xFF. TransferAbort, sent as a packet of its own, has no
- * response; every command runs to completion before the next packet is read (the WAIT
- * retry count bounds it), so there is never a transfer in progress to abort. Any other
+ * response (the CMSIS-DAP firmware catches it as the packet arrives); every command runs
+ * to completion before the next packet is read (the WAIT retry count bounds it), so there
+ * is never a transfer in progress to abort. Any other
  * command (SWO, UART, vendor, or 0x07/0x7E/0x7F inside ExecuteCommands) answers the single
  * byte 0xFF.
  *
@@ -53,8 +54,9 @@
  *    full-speed frame per round trip). Up to packet_count packets may be in flight; the
  *    probe works on them one at a time, in order. The bus bandwidth is not modelled: 8
  *    packets of 64 bytes per frame are well under the 19 bulk packets a frame can carry.
- *  - The host's clock: it sends at dap_host_time (never earlier than the board's own
- *    time) and it moves on to the arrival time of each response it collects.
+ *  - The host's clock: it sends at dap_host_time and moves on to the arrival time of each
+ *    response it collects; when something other than the probe ran the board (a serve
+ *    loop keeping real time), it catches up with the board's time first.
  *  - Before every memory access of the AP the board runs up to that access's virtual time
  *    (board_run(b, t - board_cycles(b))), so a DWT_PCSR read returns the PC of the running
  *    program at that instant. The probe never runs the board otherwise.
@@ -88,8 +90,8 @@ const xb_dap_config *dap_config(const xb_dap *d);
 /* Sends one request packet (1 .. packet_size bytes) at the host's current virtual time.
  * Fails (-1, err) when the packet is empty or too long, or when packet_count packets are
  * already in flight (collect responses first). A DAP_QueueCommands packet is held until a
- * packet of another kind arrives; a lone DAP_TransferAbort packet has no response and is not
- * in flight. */
+ * packet of another kind arrives; a DAP_TransferAbort packet (first byte 0x07, whatever
+ * follows) has no response and is not in flight. */
 int dap_submit(xb_dap *d, const uint8_t *req, size_t len, xb_err *err);
 
 /* Takes the oldest response: copies it to resp (cap bytes; packet_size is always enough),
@@ -100,9 +102,11 @@ int dap_collect(xb_dap *d, uint8_t *resp, size_t cap, size_t *len, uint64_t *at)
 
 /* Packets in flight: submitted and not yet collected. */
 unsigned dap_in_flight(const xb_dap *d);
+/* Forgets queued packets and uncollected responses (the host went away). */
+void dap_discard(xb_dap *d);
 
 /* One packet and its response (the synchronous way): fails when responses are waiting to be
- * collected. *rlen is 0 for packets without a response (DAP_QueueCommands, a lone
+ * collected. *rlen is 0 for packets without a response (DAP_QueueCommands,
  * DAP_TransferAbort); when the packet runs queued commands, their responses come before
  * this one and stay for dap_collect. The host's clock moves on to the response's arrival. */
 int dap_transact(xb_dap *d, const uint8_t *req, size_t len, uint8_t *resp, size_t cap,

@@ -87,6 +87,7 @@ struct xb_dap {
 	uint64_t probe_free_ps; /* when the probe finishes its last packet */
 	uint64_t now_ps;        /* the probe's clock while it works */
 	uint64_t period_ps;     /* SWCLK period */
+	uint64_t board_mark;    /* board cycles after the probe last ran it */
 	uint32_t swclk_hz;
 	/* port configuration */
 	int connected;          /* DAP_Connect chose SWD */

@@ -28,8 +28,10 @@ struct xb_dap_server {
 
 static void dap_socket_drop(xb_dap_server *s)
 {
-	if (s->client_fd >= 0)
+	if (s->client_fd >= 0) {
 		close(s->client_fd);
+		dap_discard(s->dap); /* like unplugging: queued packets go too */
+	}
 	s->client_fd = -1;
 	s->in_len = 0;
 	s->out_len = 0;

@@ -1,6 +1,7 @@
 /* pico: the virtual Pico assembled from a board, the RP2040 peripherals and the bootrom;
  * loading images, runs that stop on UART text, halts or lockups, and run summaries. */
 #include "pico.h"
+#include "usbctrl.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +22,7 @@ struct xb_pico {
 	xb_gpio *gpio;
 	xb_sio *sio;
 	xb_uart *uart;
+	xb_usbctrl *usb;
 	xb_bootrom *bootrom;
 	xb_strbuf uart_out;
 	/* run_until_uart: the text and the last strlen(text) bytes sent */
@@ -75,6 +77,7 @@ void pico_free(xb_pico *p)
 	if (!p)
 		return;
 	board_free(p->board); /* first: the devices' contexts must outlive the bus */
+	usbctrl_free(p->usb);
 	bootrom_free(p->bootrom);
 	uart_free(p->uart);
 	sio_free(p->sio);
@@ -115,7 +118,10 @@ xb_pico *pico_new(const xb_target *t, const xb_pico_options *o, xb_err *err)
 	p->gpio = p->clocks ? gpio_new(b, p->resets) : NULL;
 	p->sio = p->gpio ? sio_new(b, p->gpio) : NULL;
 	p->uart = p->sio ? uart_new(b, p->resets, pico_uart_byte, p) : NULL;
-	if (!p->uart) {
+	p->usb = p->uart ? usbctrl_new(b) : NULL;
+	if (p->usb)
+		resets_on_block(p->resets, XB_USBCTRL_RESETS_BIT, usbctrl_block_reset, p->usb);
+	if (!p->usb) {
 		xb_fail(err, "target %s: a peripheral's address is already taken", t->name);
 		pico_free(p);
 		return NULL;
@@ -129,6 +135,11 @@ xb_pico *pico_new(const xb_target *t, const xb_pico_options *o, xb_err *err)
 		board_set_trace(b, p->opt.trace);
 	pico_reset(p);
 	return p;
+}
+
+xb_usbctrl *pico_usb(xb_pico *p)
+{
+	return p->usb;
 }
 
 xb_board *pico_board(xb_pico *p)

@@ -44,6 +44,11 @@ void pico_free(xb_pico *p);
 /* The board inside (owned by the pico): for bus access, counters, the debug port. */
 xb_board *pico_board(xb_pico *p);
 
+struct xb_usbctrl;
+/* The USB device controller (owned by the pico): plug a virtual host into it
+ * (usbhost_new(pico_board(p), pico_usb(p), ...)). */
+struct xb_usbctrl *pico_usb(xb_pico *p);
+
 /* Loads an image file (loader_load_file: fmt AUTO detects ELF or UF2; XB_IMAGE_BIN goes to
  * bin_addr), then resets. info may be NULL. On failure the board is unchanged. */
 int pico_load_file(xb_pico *p, const char *path, enum xb_image_format fmt, uint32_t bin_addr,

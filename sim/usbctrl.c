@@ -28,6 +28,7 @@ enum {
 	R_USBPHY_DIRECT = 0x7C,
 	R_USBPHY_DIRECT_OVERRIDE = 0x80,
 	R_USBPHY_TRIM = 0x84,
+	R_RESERVED = 0x88, /* inside usb_hw_t: drivers memset it with the rest */
 	R_INTR = 0x8C,
 	R_INTE = 0x90,
 	R_INTF = 0x94,
@@ -282,12 +283,14 @@ static void usbctrl_update_line(xb_usbctrl *u)
 	int attached = !u->held && (u->main_ctrl & MAIN_CONTROLLER_EN) &&
 		       !(u->main_ctrl & MAIN_HOST_NDEVICE) && (u->sie_ctrl & SIE_PULLUP_EN) &&
 		       !(u->sie_ctrl & SIE_TRANSCEIVER_PD);
-	int vbus = (u->pwr & PWR_VBUS_DETECT_OVERRIDE_EN) ? !!(u->pwr & PWR_VBUS_DETECT) : u->vbus;
+	int overridden = !!(u->pwr & PWR_VBUS_DETECT_OVERRIDE_EN);
+	int vbus = overridden ? !!(u->pwr & PWR_VBUS_DETECT) : u->vbus;
 	if (u->held)
 		vbus = 0;
 	if (vbus != u->vbus_detected) {
 		u->vbus_detected = vbus;
-		u->changed |= IN_VBUS_DETECT;
+		if (!overridden && !u->held)
+			u->changed |= IN_VBUS_DETECT;
 	}
 	int connected = attached && u->vbus;
 	if (connected != u->connected) {
@@ -370,6 +373,7 @@ static uint32_t usbctrl_reg_read(void *ctx, uint32_t off, unsigned size)
 	case R_USBPHY_DIRECT: return u->phy_direct;
 	case R_USBPHY_DIRECT_OVERRIDE: return u->phy_override;
 	case R_USBPHY_TRIM: return u->phy_trim;
+	case R_RESERVED: return 0;
 	case R_INTR: return usbctrl_intr(u);
 	case R_INTE: return u->inte;
 	case R_INTF: return u->intf;
@@ -408,11 +412,8 @@ static void usbctrl_reg_write(void *ctx, uint32_t off, uint32_t v, unsigned size
 {
 	(void)size;
 	xb_usbctrl *u = ctx;
-	if (u->held) {
-		if (off >= REGS_SIZE || off == 0x88)
-			bus_report_hole(board_bus(u->board));
+	if (u->held)
 		return;
-	}
 	if (off >= 0x04 && off <= R_ADDR_ENDP15) {
 		uint32_t *r = &u->int_ep_addr[off / 4 - 1];
 		*r = periph_rw(*r, v, op, 0x060F007Fu);
@@ -478,6 +479,7 @@ static void usbctrl_reg_write(void *ctx, uint32_t off, uint32_t v, unsigned size
 	case R_USBPHY_TRIM:
 		u->phy_trim = periph_rw(u->phy_trim, v, op, 0x1F1Fu);
 		return;
+	case R_RESERVED:
 	case R_INTR:
 	case R_INTS:
 		return;

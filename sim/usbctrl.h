@@ -19,8 +19,11 @@
  *    EP_ABORT_DONE, EP_STATUS_STALL_NAK) clear the bits of the raw written value under every
  *    alias. INTR's "changed" flags (DEV_CONN_DIS, DEV_SUSPEND, DEV_RESUME_FROM_HOST,
  *    VBUS_DETECT) are latches of their own, cleared by writing the matching SIE_STATUS bit
- *    (CONNECTED, SUSPENDED, RESUME, VBUS_DETECTED); DEV_SOF is cleared by reading SOF_RD
- *    (not by debugger reads). Every other INTR bit follows its source.
+ *    (CONNECTED, SUSPENDED, RESUME, VBUS_DETECTED); VBUS_DETECT latches changes the VBUS
+ *    detector sees, not those the USB_PWR override makes. DEV_SOF is cleared by reading
+ *    SOF_RD (not by debugger reads). Every other INTR bit follows its source. The reserved
+ *    word at 0x88 reads as 0 and ignores writes (drivers clear the whole block with
+ *    memset).
  *  - IRQ 5 is held high while INTS = (INTR & INTE) | INTF is not zero.
  *  - Device mode only: MAIN_CTRL.HOST_NDEVICE is stored, reported once, and the controller
  *    then answers nothing; host-only registers are plain storage.

@@ -54,11 +54,13 @@ static uint64_t uh_bit_cycle(const xb_usbhost *h, unsigned bit)
 	return h->frame_start + periph_muldiv_ceil(bit, h->cpu_hz, BIT_HZ);
 }
 
+/* The bit time of the current frame that cycle falls in (rounded down, so that the cycle
+ * of bit b, rounded up, maps back to b). */
 static unsigned uh_bit_of(const xb_usbhost *h, uint64_t cycle)
 {
 	if (cycle <= h->frame_start)
 		return 0;
-	uint64_t b = periph_muldiv_ceil(cycle - h->frame_start, BIT_HZ, h->cpu_hz);
+	uint64_t b = periph_muldiv(cycle - h->frame_start, BIT_HZ, h->cpu_hz);
 	return b > FRAME_BITS ? FRAME_BITS : (unsigned)b;
 }
 
@@ -71,7 +73,7 @@ uint64_t usbhost_bus_schedule(xb_usbhost *h, uint64_t at, xb_event_fn fn)
 
 static void uh_record(xb_usbhost *h, const xb_urb *u, char event, int status)
 {
-	if (!h->mon)
+	if (!h->mon || (u->flags & UH_URB_UNMONITORED))
 		return;
 	xb_usbmon_urb m = {
 		.id = u->id,
@@ -137,6 +139,8 @@ static void uh_complete(xb_usbhost *h, xb_urb *u, int status)
 	uh_kick(h);
 }
 
+static void uh_ctl_complete(xb_urb *u);
+
 static unsigned uh_round_interval(int interval)
 {
 	unsigned v = interval < 1 ? 1u : interval > 128 ? 128u : (unsigned)interval;
@@ -176,6 +180,8 @@ int usbhost_submit(xb_usbhost *h, xb_urb *u)
 		u->id = URB_ID_BASE + 0x200 * ++h->next_id;
 	u->dir_in = (uint8_t)dir_in;
 	u->flags = (u->flags & ~XB_URB_DIR_IN) | (dir_in ? XB_URB_DIR_IN : 0);
+	if (u->complete != uh_ctl_complete)
+		u->flags &= ~UH_URB_UNMONITORED; /* the host's own requests only */
 	if (u->type == XB_USBMON_INTERRUPT) {
 		u->interval = (int)uh_round_interval(u->interval ? u->interval : (int)e->interval);
 		e->interval = (unsigned)u->interval;
@@ -183,11 +189,12 @@ int usbhost_submit(xb_usbhost *h, xb_urb *u)
 	u->devnum = (uint8_t)h->address;
 	u->status = XB_URB_EINPROGRESS;
 	u->actual = 0;
-	u->stage = u->toggle = u->zlp_done = u->errors = 0;
+	u->stage = u->toggle = u->errors = 0;
 	u->next = NULL;
 	h->stats.urbs_submitted++;
 	uh_record(h, u, 'S', XB_URB_EINPROGRESS);
 	if (!h->enabled) {
+		u->status = XB_URB_ESHUTDOWN;
 		uh_record(h, u, 'E', XB_URB_ESHUTDOWN);
 		return XB_URB_ESHUTDOWN;
 	}
@@ -230,7 +237,7 @@ static void uh_ctl_complete(xb_urb *u)
 
 int usbhost_bus_control(xb_usbhost *h, uint8_t request_type, uint8_t request, uint16_t value,
 			uint16_t index, const void *data, uint16_t length,
-			xb_usbhost_control_fn done, void *ctx, xb_urb **out)
+			xb_usbhost_control_fn done, void *ctx, xb_urb **out, int unmonitored)
 {
 	uh_ctl *c = xcalloc(1, sizeof *c + length + 1u);
 	uint8_t *s = c->urb.setup;
@@ -249,6 +256,7 @@ int usbhost_bus_control(xb_usbhost *h, uint8_t request_type, uint8_t request, ui
 	c->urb.length = length;
 	c->urb.complete = uh_ctl_complete;
 	c->urb.context = c;
+	c->urb.flags = unmonitored ? UH_URB_UNMONITORED : 0;
 	c->done = done;
 	c->ctx = ctx;
 	int rc = usbhost_submit(h, &c->urb);
@@ -266,13 +274,13 @@ int usbhost_control(xb_usbhost *h, uint8_t request_type, uint8_t request, uint16
 		    xb_usbhost_control_fn done, void *ctx)
 {
 	return usbhost_bus_control(h, request_type, request, value, index, data, length, done,
-				   ctx, NULL);
+				   ctx, NULL, 0);
 }
 
 int usbhost_clear_halt(xb_usbhost *h, uint8_t ep, xb_usbhost_control_fn done, void *ctx)
 {
 	/* CLEAR_FEATURE(ENDPOINT_HALT) to the endpoint; the completion resets the endpoint. */
-	return usbhost_bus_control(h, 0x02, 0x01, 0, ep, NULL, 0, done, ctx, NULL);
+	return usbhost_bus_control(h, 0x02, 0x01, 0, ep, NULL, 0, done, ctx, NULL, 0);
 }
 
 /* ---- Transactions ---- */
@@ -589,6 +597,8 @@ static void uh_bus_event(xb_board *b, void *ctx)
 /* The driver wrote something: resume polling after a NAK round, on its grid. */
 static void uh_wake(xb_usbhost *h)
 {
+	if (h->bus_event || !h->enabled)
+		return;
 	unsigned p = uh_bit_of(h, usbhost_bus_now(h));
 	unsigned q = h->wait_from;
 	if (p > q)

@@ -38,9 +38,10 @@
  *
  * The port (Linux hub driver timings): a device that presents its pull-up is debounced for
  * 100 ms, reset for 50 ms (SE0) and given 50 ms of recovery (TRSTRCY 10 ms plus Linux's 40).
- * Enumeration then runs as Linux's "new scheme": GET_DESCRIPTOR(DEVICE, 64) at address 0, a
- * second reset and recovery, SET_ADDRESS (addresses from 2, the root hub being 1, then the
- * next free one on every new connection), 10 ms, GET_DESCRIPTOR(DEVICE, 18),
+ * Enumeration then runs as Linux's "new scheme" (options.scheme has the others):
+ * GET_DESCRIPTOR(DEVICE, 64) at address 0, a second reset and recovery, SET_ADDRESS
+ * (addresses from 2, the root hub being 1, then the next one on every new connection),
+ * 10 ms, GET_DESCRIPTOR(DEVICE, 18),
  * GET_DESCRIPTOR(CONFIGURATION, 9) then wTotalLength, the LANGID string (255 bytes) and
  * iProduct, iManufacturer, iSerialNumber, SET_CONFIGURATION(first configuration), then the
  * iConfiguration and iInterface strings, and the class driver's probe. Requests follow each
@@ -100,11 +101,21 @@ struct xb_urb {
 	uint64_t done_cycle; /* virtual time of the completion */
 	/* Private to the host. */
 	xb_urb *next;
-	uint8_t stage, toggle, zlp_done, errors, dir_in, devnum, queued;
+	uint8_t stage, toggle, errors, dir_in, devnum, queued;
+};
+
+/* How the first requests go (Linux hub_port_init). */
+enum xb_usbhost_scheme {
+	XB_USBHOST_NEW_SCHEME = 0, /* default (EHCI/OHCI/UHCI root ports): GET_DESCRIPTOR(DEVICE,
+				    * 64) at address 0, a second reset, SET_ADDRESS, 18 bytes */
+	XB_USBHOST_OLD_SCHEME,     /* SET_ADDRESS, GET_DESCRIPTOR(DEVICE, 8), then 18 */
+	XB_USBHOST_XHCI,           /* as the old scheme, but SET_ADDRESS is the controller's
+				    * Address Device command: on the bus, not in usbmon */
 };
 
 typedef struct xb_usbhost_options {
 	uint16_t bus;           /* usbmon bus number (default 1) */
+	enum xb_usbhost_scheme scheme;
 	uint32_t debounce_us;   /* default 100000 */
 	uint32_t reset_us;      /* default 50000 */
 	uint32_t recovery_us;   /* default 50000 */
@@ -138,8 +149,11 @@ const char *usbhost_state_name(enum xb_usbhost_state s);
 /* ---- URBs ---- */
 
 /* Queues urb on its endpoint and writes its 'S' record. Returns 0, or a negative errno
- * (XB_URB_ENODEV, XB_URB_EINVAL, XB_URB_EBUSY) without queueing it; XB_URB_ESHUTDOWN means
- * the port went away (an 'E' record follows the 'S'). */
+ * without queueing it or writing anything: XB_URB_ENODEV (no device), XB_URB_EINVAL (no
+ * such endpoint, wrong type, length differs from wLength, no buffer), XB_URB_EBUSY (already
+ * queued), XB_URB_ENOENT (the endpoint is not in its interface's current alternate
+ * setting). XB_URB_ESHUTDOWN means the port is being reset: the 'S' record is followed by
+ * an 'E'. */
 int usbhost_submit(xb_usbhost *h, xb_urb *urb);
 /* Completes a queued URB with XB_URB_ENOENT now (its callback runs before this returns).
  * Returns 0, or -1 when urb is not queued. */

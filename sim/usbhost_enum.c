@@ -18,6 +18,7 @@ enum {
 	S_DESC64,
 	S_SET_ADDRESS,
 	S_ADDRESS_WAIT,
+	S_DESC8,
 	S_DESC18,
 	S_CONFIG9,
 	S_CONFIG_ALL,
@@ -230,6 +231,15 @@ static void up_done(void *ctx, int status, const uint8_t *d, uint32_t n)
 			return;
 		}
 		break;
+	case S_DESC8:
+		ok = ok && n == 8 && d[1] == 1 &&
+		     (d[7] == 8 || d[7] == 16 || d[7] == 32 || d[7] == 64);
+		if (ok) {
+			h->ep0_mps = d[7];
+			up_step(h, S_DESC18);
+			return;
+		}
+		break;
 	case S_DESC18:
 		ok = ok && n == 18 && d[1] == 1;
 		if (ok) {
@@ -300,8 +310,9 @@ static void up_done(void *ctx, int status, const uint8_t *d, uint32_t n)
 static void up_request(xb_usbhost *h, uint8_t rt, uint8_t req, uint16_t value, uint16_t index,
 		       uint16_t length)
 {
+	int unmonitored = req == 5 && h->opt.scheme == XB_USBHOST_XHCI;
 	int rc = usbhost_bus_control(h, rt, req, value, index, NULL, length, up_done, h,
-				     &h->enum_urb);
+				     &h->enum_urb, unmonitored);
 	if (rc) {
 		up_fail(h);
 		return;
@@ -322,6 +333,9 @@ static void up_step(xb_usbhost *h, int step)
 		break;
 	case S_SET_ADDRESS:
 		up_request(h, 0x00, 5, (uint16_t)h->next_address, 0, 0);
+		break;
+	case S_DESC8:
+		up_request(h, 0x80, 6, 0x0100, 0, 8);
 		break;
 	case S_DESC18:
 		h->ep[0].mps = h->ep0_mps;
@@ -398,11 +412,12 @@ static void up_port_event(xb_board *b, void *ctx)
 			h->step = S_DONE;
 			h->state = XB_USBHOST_READY;
 		} else {
-			up_step(h, h->resets == 1 ? S_DESC64 : S_SET_ADDRESS);
+			int first = h->resets == 1 && h->opt.scheme == XB_USBHOST_NEW_SCHEME;
+			up_step(h, first ? S_DESC64 : S_SET_ADDRESS);
 		}
 		break;
 	case S_ADDRESS_WAIT:
-		up_step(h, S_DESC18);
+		up_step(h, h->opt.scheme == XB_USBHOST_NEW_SCHEME ? S_DESC18 : S_DESC8);
 		break;
 	}
 	h->in_event = saved;

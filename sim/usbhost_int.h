@@ -9,6 +9,8 @@
 #define UH_EPS 32          /* endpoint table index: number * 2 + (IN ? 1 : 0); EP0 is 0 */
 #define UH_MAX_STRINGS 256
 #define UH_MAX_INTERFACES 32
+/* A private transfer flag: the URB is not written to the monitor (xHCI's Address Device). */
+#define UH_URB_UNMONITORED 0x80000000u
 
 /* One endpoint as the host knows it. */
 typedef struct uh_ep {
@@ -87,7 +89,7 @@ uint64_t usbhost_us(const xb_usbhost *h, uint32_t us);
 /* An URB of the host's own with a copy of the request data (control helper). */
 int usbhost_bus_control(xb_usbhost *h, uint8_t request_type, uint8_t request, uint16_t value,
 			uint16_t index, const void *data, uint16_t length,
-			xb_usbhost_control_fn done, void *ctx, xb_urb **out);
+			xb_usbhost_control_fn done, void *ctx, xb_urb **out, int unmonitored);
 
 /* usbhost_enum.c, for usbhost.c */
 void usbhost_port_init(xb_usbhost *h);

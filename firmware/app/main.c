@@ -1,10 +1,16 @@
-/* main.c: boot banner and system start-up. */
+/* main.c: boot banner and system start-up: network stack, USB CDC-ECM, the echo server. */
 #include "app/app.h"
+#include "config.h"
 #include "drivers/clock.h"
 #include "drivers/console.h"
 #include "drivers/xip.h"
+#include "echo_server.h"
 #include "kernel/kernel.h"
+#include "net/net_core.h"
+#include "net/net_if.h"
 #include "sys/log.h"
+#include "usb/cdc_ecm.h"
+#include "usb/usbd.h"
 
 LOG_MODULE_REGISTER(main, LOG_LEVEL_INF);
 
@@ -12,13 +18,21 @@ LOG_MODULE_REGISTER(main, LOG_LEVEL_INF);
 #define FW_VARIANT "default"
 #endif
 
+static const uint8_t device_mac[6] = ECHO_DEVICE_MAC;
+static const uint8_t host_mac[6] = ECHO_HOST_MAC;
+
 void app_banner(int clock_status)
 {
+	static const uint8_t ip[4] = ECHO_IPV4_ADDR;
 	printk("\r\n*** xipbench echo firmware (%s) ***\r\n", FW_VARIANT);
 	if (clock_status)
 		printk("clock bring-up timed out at: %s\r\n", clock_init_error());
 	printk("clk_sys %u Hz, clk_usb %u Hz, XIP cache %s\r\n", (unsigned)clock_get_hz(CLK_SYS),
 	       (unsigned)clock_get_hz(CLK_USB), xip_cache_enabled() ? "on" : "OFF");
+	printk("USB CDC-ECM, IPv4 %u.%u.%u.%u/24, MAC %02x:%02x:%02x:%02x:%02x:%02x, "
+	       "UDP echo on port %u\r\n",
+	       ip[0], ip[1], ip[2], ip[3], device_mac[0], device_mac[1], device_mac[2],
+	       device_mac[3], device_mac[4], device_mac[5], ECHO_UDP_PORT);
 }
 
 void app_main(void *p1, void *p2, void *p3)
@@ -26,9 +40,23 @@ void app_main(void *p1, void *p2, void *p3)
 	UNUSED(p1);
 	UNUSED(p2);
 	UNUSED(p3);
-	LOG_INF("kernel running");
-	for (int i = 0; i < 3; i++) {
-		k_msleep(10);
-		LOG_INF("tick %d uptime %u ms", i, (unsigned)k_uptime_get_32());
+	static const struct in_addr addr = {.s4_addr = ECHO_IPV4_ADDR};
+	static const struct in_addr mask = {.s4_addr = ECHO_IPV4_NETMASK};
+
+	net_init();
+	int ret = usbd_init();
+	if (ret) {
+		LOG_ERR("USB device stack: %d", ret);
+		return;
 	}
+	struct net_if *iface = cdc_ecm_init(device_mac, host_mac);
+	net_if_ipv4_addr_add(iface, &addr, &mask);
+	net_if_up(iface);
+	ret = usbd_enable();
+	if (ret) {
+		LOG_ERR("USB attach: %d", ret);
+		return;
+	}
+	echo_server_start();
+	LOG_INF("ready");
 }

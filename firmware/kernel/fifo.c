@@ -8,6 +8,7 @@ void k_fifo_init(struct k_fifo *f)
 	sys_slist_init(&f->items);
 	z_waitq_init(&f->wait_q);
 	f->count = 0;
+	sys_dlist_init(&f->poll_events);
 }
 
 void k_fifo_put(struct k_fifo *f, void *item)
@@ -22,7 +23,30 @@ void k_fifo_put(struct k_fifo *f, void *item)
 	}
 	sys_slist_append(&f->items, (sys_snode_t *)item);
 	f->count++;
+	z_handle_obj_poll_events(&f->poll_events, K_POLL_STATE_FIFO_DATA_AVAILABLE);
+	z_reschedule(key);
+}
+
+bool k_fifo_remove(struct k_fifo *f, void *item)
+{
+	unsigned key = irq_lock();
+	sys_snode_t *prev = NULL;
+	for (sys_snode_t *n = f->items.head; n; prev = n, n = n->next) {
+		if (n != item)
+			continue;
+		if (prev)
+			prev->next = n->next;
+		else
+			f->items.head = n->next;
+		if (f->items.tail == n)
+			f->items.tail = prev;
+		n->next = NULL;
+		f->count--;
+		irq_unlock(key);
+		return true;
+	}
 	irq_unlock(key);
+	return false;
 }
 
 void *k_fifo_get(struct k_fifo *f, k_timeout_t timeout)

@@ -25,6 +25,8 @@ struct z_kernel {
 	struct k_thread *threads; /* all threads */
 	uint32_t context_switches;
 	uint32_t idle_entries;
+	uint32_t switch_stamp_us; /* when the current thread started running */
+	uint64_t runtime_total_us;
 };
 
 extern struct z_kernel _kernel;
@@ -83,6 +85,10 @@ static inline void z_arch_pend_switch(void)
 {
 	*(volatile uint32_t *)0xE000ED04u = 1u << 28; /* ICSR.PENDSVSET */
 }
+
+/* ---- Polling (poll.c): an object became ready; wakes its first poller. Interrupts
+ * locked. ---- */
+void z_handle_obj_poll_events(sys_dlist_t *events, uint32_t state);
 
 /* ---- Work queue (work.c) and idle (init.c) ---- */
 void z_work_init_system_queue(void);

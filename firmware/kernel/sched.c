@@ -1,4 +1,5 @@
 /* sched.c: the preemptive priority scheduler: ready queue, wait queues, thread life cycle. */
+#include "drivers/sys_clock.h"
 #include "kernel_internal.h"
 #include "sys/log.h"
 
@@ -139,11 +140,27 @@ struct k_thread *z_sched_switch(void)
 		k_panic("stack overflow");
 	struct k_thread *next = next_up();
 	if (next != old) {
+		/* Runtime statistics: the outgoing thread ran since the last switch. */
+		uint32_t now = sys_clock_cycle_get_32();
+		uint32_t ran = now - _kernel.switch_stamp_us;
+		old->usage_us += ran;
+		_kernel.runtime_total_us += ran;
+		_kernel.switch_stamp_us = now;
 		_kernel.context_switches++;
 		next->switches_in++;
 	}
 	_kernel.current = next;
 	return next;
+}
+
+uint64_t k_thread_runtime_us(const struct k_thread *t)
+{
+	return t->usage_us;
+}
+
+uint64_t k_runtime_total_us(void)
+{
+	return _kernel.runtime_total_us;
 }
 
 void z_thread_prio_set_locked(struct k_thread *t, int prio)
@@ -201,6 +218,7 @@ struct k_thread *k_thread_create(struct k_thread *t, uint32_t *stack, size_t sta
 	t->qnode.next = t->qnode.prev = NULL;
 	t->timeout.node.next = t->timeout.node.prev = NULL;
 	t->switches_in = 0;
+	t->usage_us = 0;
 	z_arch_new_thread(t, entry, p1, p2, p3);
 
 	unsigned key = irq_lock();

@@ -6,6 +6,7 @@ void k_sem_init(struct k_sem *sem, uint32_t initial, uint32_t limit)
 	z_waitq_init(&sem->wait_q);
 	sem->count = initial;
 	sem->limit = limit;
+	sys_dlist_init(&sem->poll_events);
 }
 
 int k_sem_take(struct k_sem *sem, k_timeout_t timeout)
@@ -29,8 +30,10 @@ void k_sem_give(struct k_sem *sem)
 	struct k_thread *t = z_unpend_first_thread(&sem->wait_q);
 	if (t) {
 		z_wake_thread(t, 0, NULL);
-	} else if (sem->count < sem->limit) {
-		sem->count++;
+	} else {
+		if (sem->count < sem->limit)
+			sem->count++;
+		z_handle_obj_poll_events(&sem->poll_events, K_POLL_STATE_SEM_AVAILABLE);
 	}
 	z_reschedule(key);
 }

@@ -139,6 +139,35 @@ uint32_t k_uptime_get_32(void)
 	return (uint32_t)k_uptime_get();
 }
 
+k_timepoint_t sys_timepoint_calc(k_timeout_t timeout)
+{
+	k_timepoint_t tp;
+	if (k_timeout_is_forever(timeout))
+		tp.tick = INT64_MAX;
+	else if (k_timeout_is_no_wait(timeout))
+		tp.tick = 0;
+	else
+		tp.tick = k_uptime_ticks() + timeout.ticks;
+	return tp;
+}
+
+k_timeout_t sys_timepoint_timeout(k_timepoint_t tp)
+{
+	if (tp.tick == INT64_MAX)
+		return K_FOREVER;
+	if (tp.tick == 0)
+		return K_NO_WAIT;
+	int64_t left = tp.tick - k_uptime_ticks();
+	if (left <= 0)
+		return K_NO_WAIT;
+	return K_TICKS(left > INT32_MAX ? INT32_MAX : (k_ticks_t)left);
+}
+
+uint32_t k_cycle_get_32(void)
+{
+	return sys_clock_cycle_get_32();
+}
+
 void k_busy_wait(uint32_t us)
 {
 	uint32_t start = sys_clock_cycle_get_32();

@@ -23,17 +23,22 @@ typedef struct host {
 	unsigned trn;
 } host;
 
+/* Drives n bits of v, LSB first (bits past 63 are 0). */
 static void put(host *h, uint64_t v, unsigned n)
 {
 	for (unsigned i = 0; i < n; i++)
-		swd_clock(h->s, (int)((v >> i) & 1u));
+		swd_clock(h->s, i < 64 ? (int)((v >> i) & 1u) : 0);
 }
 
+/* Releases the line for n cycles; returns the first 64 bits sampled. */
 static uint64_t get(host *h, unsigned n)
 {
 	uint64_t v = 0;
-	for (unsigned i = 0; i < n; i++)
-		v |= (uint64_t)swd_clock(h->s, SWD_RELEASE) << i;
+	for (unsigned i = 0; i < n; i++) {
+		uint64_t bit = (uint64_t)swd_clock(h->s, SWD_RELEASE);
+		if (i < 64)
+			v |= bit << i;
+	}
 	return v;
 }
 

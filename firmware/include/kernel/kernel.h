@@ -43,6 +43,24 @@ static inline k_timeout_t k_timeout_from_ms(int32_t ms)
 	return ms < 0 ? K_FOREVER : K_MSEC(ms);
 }
 
+/* A point in time for deadlines that span several blocking calls. */
+typedef struct {
+	int64_t tick; /* INT64_MAX: never; 0: already passed */
+} k_timepoint_t;
+
+/* The moment timeout from now ends. */
+k_timepoint_t sys_timepoint_calc(k_timeout_t timeout);
+/* What is left until tp, as a timeout (K_NO_WAIT once it has passed). */
+k_timeout_t sys_timepoint_timeout(k_timepoint_t tp);
+static inline bool sys_timepoint_expired(k_timepoint_t tp)
+{
+	return k_timeout_is_no_wait(sys_timepoint_timeout(tp));
+}
+
+/* The free-running 1 MHz hardware counter (wraps every 71 minutes). */
+uint32_t k_cycle_get_32(void);
+#define K_CYCLES_PER_USEC 1
+
 /* Ticks since boot (64-bit: never wraps in practice). */
 int64_t k_uptime_ticks(void);
 /* Milliseconds since boot. */
@@ -107,6 +125,8 @@ struct k_thread {
 	size_t stack_size;
 	struct k_thread *next_thread; /* all threads, for statistics */
 	uint32_t switches_in;
+	uint64_t usage_us; /* time spent running (runtime statistics) */
+	int errno_var; /* the socket layer's per-thread errno */
 };
 
 #define K_THREAD_STACK_DEFINE(sym, size) uint32_t sym[(size) / 4] __aligned(8)
@@ -125,20 +145,51 @@ void k_wakeup(struct k_thread *t);
 void k_thread_priority_set(struct k_thread *t, int prio);
 /* Calls fn for every thread (statistics). */
 void k_thread_foreach(void (*fn)(const struct k_thread *t, void *ctx), void *ctx);
+/* Microseconds the thread has run, and the total since the kernel started. */
+uint64_t k_thread_runtime_us(const struct k_thread *t);
+uint64_t k_runtime_total_us(void);
 /* Halts the system with a message: a kernel invariant broke. */
 __noreturn void k_panic(const char *why);
 
 /* Starts the scheduler: creates idle, then main_entry as the "main" thread. Never returns. */
 __noreturn void k_kernel_start(k_thread_entry_t main_entry);
 
+/* ---- Atomic operations: the M0+ has no exclusive loads and stores, so each locks
+ * interrupts for its read-modify-write (kernel/atomic.c). Each returns the old value. ---- */
+typedef uint32_t atomic_t;
+
+atomic_t atomic_or(atomic_t *target, atomic_t value);
+atomic_t atomic_and(atomic_t *target, atomic_t value);
+atomic_t atomic_set(atomic_t *target, atomic_t value);
+atomic_t atomic_add(atomic_t *target, atomic_t value);
+atomic_t atomic_sub(atomic_t *target, atomic_t value);
+static inline atomic_t atomic_get(const atomic_t *target)
+{
+	return *(const volatile atomic_t *)target;
+}
+static inline atomic_t atomic_clear(atomic_t *target)
+{
+	return atomic_set(target, 0);
+}
+static inline atomic_t atomic_inc(atomic_t *target)
+{
+	return atomic_add(target, 1);
+}
+static inline atomic_t atomic_dec(atomic_t *target)
+{
+	return atomic_sub(target, 1);
+}
+
 /* ---- Semaphores ---- */
 struct k_sem {
 	_wait_q_t wait_q;
 	uint32_t count, limit;
+	sys_dlist_t poll_events; /* k_poll waiters for K_POLL_TYPE_SEM_AVAILABLE */
 };
 
-#define K_SEM_DEFINE(name, initial, max) \
-	struct k_sem name = {Z_WAIT_Q_INIT(name, wait_q), (initial), (max)}
+#define K_SEM_DEFINE(name, initial, max)                                   \
+	struct k_sem name = {Z_WAIT_Q_INIT(name, wait_q), (initial), (max), \
+			     SYS_DLIST_STATIC_INIT(name.poll_events)}
 
 void k_sem_init(struct k_sem *sem, uint32_t initial, uint32_t limit);
 /* 0 when taken; -EBUSY (no wait) or -EAGAIN (timed out). */
@@ -169,17 +220,83 @@ struct k_fifo {
 	sys_slist_t items;
 	_wait_q_t wait_q;
 	uint32_t count;
+	sys_dlist_t poll_events; /* k_poll waiters for K_POLL_TYPE_FIFO_DATA_AVAILABLE */
 };
 
 void k_fifo_init(struct k_fifo *f);
 /* May be called from an ISR. */
 void k_fifo_put(struct k_fifo *f, void *item);
+/* Takes item out of the queue if it is there; true when it was. */
+bool k_fifo_remove(struct k_fifo *f, void *item);
 /* The first item, or NULL when none came within timeout. */
 void *k_fifo_get(struct k_fifo *f, k_timeout_t timeout);
 static inline bool k_fifo_is_empty(const struct k_fifo *f)
 {
 	return sys_slist_is_empty(&f->items);
 }
+/* The first item without taking it (NULL: empty). */
+static inline void *k_fifo_peek_head(const struct k_fifo *f)
+{
+	return f->items.head;
+}
+
+/* ---- Events: a 32-bit set of flags threads can wait for ---- */
+struct k_event {
+	_wait_q_t wait_q;
+	uint32_t events;
+};
+
+void k_event_init(struct k_event *e);
+/* Adds events (any context); waiters whose condition is met wake. Returns the old set. */
+uint32_t k_event_post(struct k_event *e, uint32_t events);
+/* Removes events; returns the old set. */
+uint32_t k_event_clear(struct k_event *e, uint32_t events);
+/* Waits until any of events is set (reset: clear the whole set first). Returns the
+ * matching events, 0 on timeout. The events stay set: clear what was handled. */
+uint32_t k_event_wait(struct k_event *e, uint32_t events, bool reset, k_timeout_t timeout);
+
+/* ---- Polling: waiting for the first of several objects ---- */
+enum k_poll_type {
+	K_POLL_TYPE_IGNORE = 0,
+	K_POLL_TYPE_SIGNAL,
+	K_POLL_TYPE_SEM_AVAILABLE,
+	K_POLL_TYPE_FIFO_DATA_AVAILABLE,
+};
+
+#define K_POLL_STATE_NOT_READY 0u
+#define K_POLL_STATE_SIGNALED 0x01u
+#define K_POLL_STATE_SEM_AVAILABLE 0x02u
+#define K_POLL_STATE_FIFO_DATA_AVAILABLE 0x04u
+
+struct k_poll_signal {
+	sys_dlist_t poll_events;
+	unsigned int signaled;
+	int result;
+};
+
+struct z_poller;
+
+struct k_poll_event {
+	sys_dnode_t node; /* in the object's list while registered */
+	struct z_poller *poller;
+	uint8_t type;
+	uint8_t state; /* K_POLL_STATE_* bits, set by k_poll */
+	uint32_t tag;  /* the caller's */
+	union {
+		void *obj;
+		struct k_sem *sem;
+		struct k_fifo *fifo;
+		struct k_poll_signal *signal;
+	};
+};
+
+void k_poll_event_init(struct k_poll_event *ev, enum k_poll_type type, void *obj);
+/* Waits until at least one event's condition holds; the states say which. 0, or -EAGAIN
+ * when none did within timeout. */
+int k_poll(struct k_poll_event *events, int num_events, k_timeout_t timeout);
+void k_poll_signal_init(struct k_poll_signal *sig);
+void k_poll_signal_raise(struct k_poll_signal *sig, int result);
+void k_poll_signal_reset(struct k_poll_signal *sig);
 
 /* ---- Message queues: fixed-size messages copied into a ring ---- */
 struct k_msgq {
@@ -203,7 +320,14 @@ static inline uint32_t k_msgq_num_used_get(const struct k_msgq *q)
 
 /* ---- Work queues ---- */
 struct k_work;
+struct k_work_q;
 typedef void (*k_work_handler_t)(struct k_work *w);
+
+/* Work item state (k_work_busy_get) */
+#define K_WORK_RUNNING 0x01u   /* its handler runs now */
+#define K_WORK_QUEUED 0x02u    /* waiting in a queue */
+#define K_WORK_DELAYED 0x04u   /* waiting for its delay (delayable work) */
+#define K_WORK_CANCELING 0x08u /* being cancelled: submissions are refused */
 
 struct k_work {
 	sys_snode_t node; /* first: the queue's FIFO link */
@@ -221,15 +345,41 @@ struct k_work_delayable {
 struct k_work_q {
 	struct k_fifo fifo;
 	struct k_thread thread;
+	struct k_work *current; /* the item whose handler runs */
+	sys_slist_t flushers;   /* k_work_flush callers waiting for the current item */
 	uint32_t executed;
+	uint32_t max_depth;
+};
+
+/* What k_work_flush waits with (on the caller's stack). */
+struct k_work_sync {
+	sys_snode_t node;
+	struct k_work *work;
+	struct k_sem done;
 };
 
 void k_work_init(struct k_work *w, k_work_handler_t handler);
 void k_work_init_delayable(struct k_work_delayable *dw, k_work_handler_t handler);
-/* 1 when queued now, 0 when it was already pending. ISR safe. */
+/* Queues w. 1: queued now; 0: it was queued already; 2: queued again while its handler
+ * runs; -EBUSY: it is being cancelled. ISR safe. An item must stay valid until its
+ * handler has returned: the queue updates its state afterwards. */
 int k_work_submit_to_queue(struct k_work_q *q, struct k_work *w);
 int k_work_submit(struct k_work *w);
-/* (Re)schedules dw to run after delay on the system queue; 1 when scheduled. */
+/* K_WORK_* bits of w now. */
+int k_work_busy_get(const struct k_work *w);
+static inline bool k_work_is_pending(const struct k_work *w)
+{
+	return k_work_busy_get(w) != 0;
+}
+/* Takes w off its queue if it waits there; returns its remaining busy bits (it may still
+ * be running). */
+int k_work_cancel(struct k_work *w);
+/* Waits until w is neither queued nor running; true if it had to wait. Threads only. */
+bool k_work_flush(struct k_work *w, struct k_work_sync *sync);
+/* (Re)schedules dw to run after delay on q (the system queue for k_work_schedule).
+ * 1 when scheduled or queued. */
+int k_work_schedule_for_queue(struct k_work_q *q, struct k_work_delayable *dw,
+			      k_timeout_t delay);
 int k_work_schedule(struct k_work_delayable *dw, k_timeout_t delay);
 int k_work_cancel_delayable(struct k_work_delayable *dw);
 static inline struct k_work_delayable *k_work_delayable_from_work(struct k_work *w)

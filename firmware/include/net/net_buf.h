@@ -1,0 +1,86 @@
+/* net_buf.h: buffers from fixed-size pools, reference counted and chainable, with a few
+ * bytes of user data: the network stack's packet fragments (net_pkt.h) and the USB
+ * stack's transfer buffers (drivers/udc.h). lib/net_buf.c implements them. */
+#ifndef NET_NET_BUF_H
+#define NET_NET_BUF_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kernel/kernel.h"
+
+struct net_buf_pool;
+
+struct net_buf {
+	sys_snode_t node; /* first: the pool's free FIFO link */
+	struct net_buf *frags; /* the next fragment of the chain */
+	struct net_buf_pool *pool;
+	uint8_t *data;   /* first byte of valid data */
+	uint16_t len;    /* valid bytes from data */
+	uint16_t size;   /* bytes of storage at __buf */
+	uint8_t ref;
+	uint8_t flags;
+	uint8_t *__buf;
+	uint8_t user_data[8] __aligned(4); /* the owner's (the USB stack keeps transfer state) */
+};
+
+struct net_buf_pool {
+	const char *name;
+	struct k_fifo free;
+	struct net_buf *bufs;
+	uint8_t *storage;
+	uint16_t count;
+	uint16_t buf_size;
+	uint16_t avail;     /* free buffers now */
+	uint16_t min_avail; /* low-water mark, for statistics */
+	uint32_t alloc_failures;
+};
+
+/* Defines a pool of count buffers of size bytes each; call net_buf_pool_init before use. */
+#define NET_BUF_POOL_DEFINE(pname, cnt, sz)                                  \
+	static struct net_buf pname##_bufs[cnt];                             \
+	static uint8_t pname##_storage[(cnt) * ROUND_UP(sz, 4)] __aligned(4); \
+	struct net_buf_pool pname = {.name = #pname,                          \
+				     .bufs = pname##_bufs,                    \
+				     .storage = pname##_storage,              \
+				     .count = (cnt),                          \
+				     .buf_size = ROUND_UP(sz, 4)}
+
+void net_buf_pool_init(struct net_buf_pool *pool);
+static inline void *net_buf_user_data(const struct net_buf *buf)
+{
+	return (void *)buf->user_data;
+}
+/* A buffer with ref 1, no data and no fragments; NULL when none became free in time. */
+struct net_buf *net_buf_alloc(struct net_buf_pool *pool, k_timeout_t timeout);
+struct net_buf *net_buf_ref(struct net_buf *buf);
+/* Drops one reference to buf and, for each buffer that reaches 0, to the rest of its
+ * chain: buffers go back to their pools. */
+void net_buf_unref(struct net_buf *buf);
+
+/* Keeps headroom bytes free in front of the data (an empty buffer only). */
+void net_buf_reserve(struct net_buf *buf, size_t headroom);
+size_t net_buf_headroom(const struct net_buf *buf);
+size_t net_buf_tailroom(const struct net_buf *buf);
+static inline uint8_t *net_buf_tail(const struct net_buf *buf)
+{
+	return buf->data + buf->len;
+}
+/* Extends the data at the end / the front; returns where the new bytes go. */
+void *net_buf_add(struct net_buf *buf, size_t len);
+void *net_buf_add_mem(struct net_buf *buf, const void *mem, size_t len);
+void *net_buf_push(struct net_buf *buf, size_t len);
+/* Removes len bytes at the front; returns the new data start. */
+void *net_buf_pull(struct net_buf *buf, size_t len);
+
+/* Chains: frag (and its own chain) goes after the last fragment of head. */
+struct net_buf *net_buf_frag_last(struct net_buf *buf);
+void net_buf_frag_add(struct net_buf *head, struct net_buf *frag);
+void net_buf_frag_insert(struct net_buf *parent, struct net_buf *frag);
+/* Unlinks frag (which follows parent, or is the head when parent is NULL) and drops the
+ * reference the chain held; returns the fragment after it. */
+struct net_buf *net_buf_frag_del(struct net_buf *parent, struct net_buf *frag);
+/* Bytes in the whole chain. */
+size_t net_buf_frags_len(const struct net_buf *buf);
+
+#endif

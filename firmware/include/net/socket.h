@@ -1,0 +1,45 @@
+/* socket.h: BSD-style sockets over the network stack (UDP). Calls return -1 and leave the
+ * reason in the calling thread's socket errno (sock_errno()), like POSIX. */
+#ifndef NET_SOCKET_H
+#define NET_SOCKET_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "net/net_ip.h"
+
+#define SOCK_MAX_FDS 8
+
+#define POLLIN 0x01
+#define POLLOUT 0x04
+#define POLLERR 0x08
+#define POLLHUP 0x10
+#define POLLNVAL 0x20
+
+#define MSG_DONTWAIT 0x40
+
+#define SOL_SOCKET 1
+#define SO_RCVTIMEO 20
+
+struct pollfd {
+	int fd;
+	short events;
+	short revents;
+};
+
+int zsock_socket(int family, int type, int proto);
+int zsock_bind(int sock, const struct sockaddr *addr, socklen_t addrlen);
+ssize_t zsock_sendto(int sock, const void *buf, size_t len, int flags,
+		     const struct sockaddr *dest_addr, socklen_t addrlen);
+ssize_t zsock_recvfrom(int sock, void *buf, size_t max_len, int flags, struct sockaddr *src_addr,
+		       socklen_t *addrlen);
+/* timeout in ms, -1 forever. Returns the number of ready descriptors, 0 on timeout. */
+int zsock_poll(struct pollfd *fds, int nfds, int timeout);
+/* SO_RCVTIMEO takes an int32_t of milliseconds (-1: forever). */
+int zsock_setsockopt(int sock, int level, int optname, const void *optval, socklen_t optlen);
+int zsock_close(int sock);
+/* The errno of the calling thread's last failed socket call. */
+int sock_errno(void);
+
+#endif

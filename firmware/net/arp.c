@@ -1,0 +1,344 @@
+/* arp.c: ARP for IPv4 over Ethernet (RFC 826): a small cache, requests and replies, packets
+ * waiting for a resolution, ageing, gratuitous announcements. */
+#include "net/net_core.h"
+#include "net_private.h"
+#include "sys/log.h"
+
+LOG_MODULE_REGISTER(net_arp, LOG_LEVEL_WRN);
+
+#define ARP_CACHE_SIZE 4
+#define ARP_PENDING_MAX 2           /* packets that may wait for one resolution */
+#define ARP_REQUEST_TIMEOUT_MS 2000 /* unanswered requests give up after this */
+#define ARP_ENTRY_LIFETIME_MS (300 * 1000)
+#define ARP_AGE_PERIOD K_SECONDS(1)
+
+#define ARP_HWTYPE_ETH 1
+#define ARP_OP_REQUEST 1
+#define ARP_OP_REPLY 2
+
+struct net_arp_hdr {
+	uint16_t hwtype;
+	uint16_t protocol;
+	uint8_t hwlen;
+	uint8_t protolen;
+	uint16_t opcode;
+	struct net_eth_addr src_hwaddr;
+	uint8_t src_ipaddr[4];
+	struct net_eth_addr dst_hwaddr;
+	uint8_t dst_ipaddr[4];
+} __packed;
+
+enum arp_state { ARP_FREE, ARP_PENDING, ARP_VALID };
+
+struct arp_entry {
+	struct net_if *iface;
+	struct in_addr ip;
+	struct net_eth_addr eth;
+	uint32_t stamp_ms; /* last update (valid) or request time (pending) */
+	uint8_t state;
+	uint8_t n_pending;
+	struct net_pkt *pending[ARP_PENDING_MAX];
+};
+
+static struct arp_entry arp_cache[ARP_CACHE_SIZE];
+static struct k_work_delayable arp_age_work;
+static struct k_mutex arp_lock;
+
+static struct arp_entry *arp_find(struct net_if *iface, const struct in_addr *ip)
+{
+	for (int i = 0; i < ARP_CACHE_SIZE; i++) {
+		struct arp_entry *e = &arp_cache[i];
+		if (e->state != ARP_FREE && e->iface == iface && net_ipv4_addr_cmp(&e->ip, ip))
+			return e;
+	}
+	return NULL;
+}
+
+static void arp_drop_pending(struct arp_entry *e)
+{
+	for (int i = 0; i < e->n_pending; i++) {
+		NET_STATS_INC(e->iface, arp.pending_drop);
+		net_pkt_unref(e->pending[i]);
+	}
+	e->n_pending = 0;
+}
+
+/* A free entry, else the oldest (its waiting packets are dropped). */
+static struct arp_entry *arp_alloc(void)
+{
+	struct arp_entry *oldest = &arp_cache[0];
+	for (int i = 0; i < ARP_CACHE_SIZE; i++) {
+		struct arp_entry *e = &arp_cache[i];
+		if (e->state == ARP_FREE)
+			return e;
+		if ((int32_t)(e->stamp_ms - oldest->stamp_ms) < 0)
+			oldest = e;
+	}
+	LOG_DBG("cache full: evicting an entry");
+	arp_drop_pending(oldest);
+	oldest->state = ARP_FREE;
+	return oldest;
+}
+
+static void arp_schedule_ageing(void)
+{
+	k_work_schedule(&arp_age_work, ARP_AGE_PERIOD);
+}
+
+/* An ARP packet for iface: header fields and the link destination. */
+static struct net_pkt *arp_prepare_pkt(struct net_if *iface, uint16_t op,
+				       const struct net_eth_addr *dst_hw,
+				       const struct in_addr *dst_ip, const struct in_addr *src_ip)
+{
+	NET_PKT_DATA_ACCESS_DEFINE(arp_access, struct net_arp_hdr);
+	struct net_pkt *pkt = net_pkt_alloc_with_buffer(iface, sizeof(struct net_arp_hdr),
+							AF_UNSPEC, 0, NET_BUF_TIMEOUT);
+	if (!pkt)
+		return NULL;
+	pkt->ll_proto_type = NET_ETH_PTYPE_ARP;
+	struct net_arp_hdr *hdr = net_pkt_get_data(pkt, &arp_access);
+	if (!hdr) {
+		net_pkt_unref(pkt);
+		return NULL;
+	}
+	hdr->hwtype = htons(ARP_HWTYPE_ETH);
+	hdr->protocol = htons(NET_ETH_PTYPE_IP);
+	hdr->hwlen = NET_ETH_ADDR_LEN;
+	hdr->protolen = sizeof(struct in_addr);
+	hdr->opcode = htons(op);
+	memcpy(hdr->src_hwaddr.addr, iface->mac, NET_ETH_ADDR_LEN);
+	memcpy(hdr->src_ipaddr, src_ip, sizeof(*src_ip));
+	if (op == ARP_OP_REQUEST)
+		memset(&hdr->dst_hwaddr, 0, sizeof(hdr->dst_hwaddr));
+	else
+		hdr->dst_hwaddr = *dst_hw;
+	memcpy(hdr->dst_ipaddr, dst_ip, sizeof(*dst_ip));
+	net_pkt_set_data(pkt, &arp_access);
+
+	/* The link destination: everyone for a request, the asker for a reply (its address
+	 * is in the packet: a fresh fragment holds the whole ARP header). */
+	hdr = (struct net_arp_hdr *)pkt->buffer->data;
+	pkt->lladdr_dst.addr = op == ARP_OP_REQUEST ? (uint8_t *)net_eth_broadcast_addr.addr
+						     : hdr->dst_hwaddr.addr;
+	pkt->lladdr_dst.len = NET_ETH_ADDR_LEN;
+	return pkt;
+}
+
+/* The IPv4 destination of pkt's next hop (the gateway when off-link). */
+static int arp_next_hop(struct net_pkt *pkt, struct in_addr *next)
+{
+	struct net_ipv4_hdr *ip_hdr = net_pkt_ip_hdr(pkt);
+	memcpy(next, ip_hdr->dst, sizeof(*next));
+	if (net_if_ipv4_addr_mask_cmp(pkt->iface, next))
+		return 0;
+	if (net_ipv4_is_addr_unspecified(&pkt->iface->ipv4.gw))
+		return -ENETUNREACH;
+	*next = pkt->iface->ipv4.gw;
+	return 0;
+}
+
+int net_arp_prepare(struct net_pkt *pkt, struct net_pkt **out)
+{
+	struct net_if *iface = pkt->iface;
+	struct net_ipv4_hdr *ip_hdr = net_pkt_ip_hdr(pkt);
+	struct in_addr dst, next;
+	memcpy(&dst, ip_hdr->dst, sizeof(dst));
+
+	/* Broadcasts and multicasts need no resolution. */
+	if (net_ipv4_is_addr_bcast_all(&dst) || net_if_ipv4_is_addr_bcast(iface, &dst)) {
+		pkt->lladdr_dst.addr = (uint8_t *)net_eth_broadcast_addr.addr;
+		pkt->lladdr_dst.len = NET_ETH_ADDR_LEN;
+		*out = pkt;
+		return 0;
+	}
+	if (net_ipv4_is_addr_mcast(&dst))
+		return -EHOSTUNREACH; /* no multicast groups are joined */
+
+	int ret = arp_next_hop(pkt, &next);
+	if (ret) {
+		LOG_DBG("no route");
+		return ret;
+	}
+
+	k_mutex_lock(&arp_lock, K_FOREVER);
+	struct arp_entry *e = arp_find(iface, &next);
+	if (likely(e && e->state == ARP_VALID)) {
+		pkt->lladdr_dst.addr = e->eth.addr;
+		pkt->lladdr_dst.len = NET_ETH_ADDR_LEN;
+		k_mutex_unlock(&arp_lock);
+		*out = pkt;
+		return 0;
+	}
+
+	NET_STATS_INC(iface, arp.cache_miss);
+	bool new_request = false;
+	if (!e) {
+		e = arp_alloc();
+		e->iface = iface;
+		e->ip = next;
+		e->state = ARP_PENDING;
+		e->stamp_ms = k_uptime_get_32();
+		e->n_pending = 0;
+		new_request = true;
+	}
+	if (e->n_pending == ARP_PENDING_MAX) {
+		k_mutex_unlock(&arp_lock);
+		return -ENOMEM;
+	}
+	e->pending[e->n_pending++] = pkt;
+	k_mutex_unlock(&arp_lock);
+	arp_schedule_ageing();
+
+	*out = NULL;
+	if (new_request) {
+		const struct in_addr *src = net_if_ipv4_select_src_addr(iface, &next);
+		*out = arp_prepare_pkt(iface, ARP_OP_REQUEST, NULL, &next, src);
+		if (*out) {
+			NET_STATS_INC(iface, arp.req_sent);
+			LOG_DBG("request for %u.%u.%u.%u", next.s4_addr[0], next.s4_addr[1],
+				next.s4_addr[2], next.s4_addr[3]);
+		}
+	}
+	return 0;
+}
+
+/* Learns (or refreshes) ip -> hw; sends what waited for it. create: add a new entry
+ * (RFC 826: only when the packet was for us). */
+static void arp_update(struct net_if *iface, const struct in_addr *ip,
+		       const struct net_eth_addr *hw, bool create)
+{
+	struct net_pkt *send[ARP_PENDING_MAX];
+	int n_send = 0;
+
+	k_mutex_lock(&arp_lock, K_FOREVER);
+	struct arp_entry *e = arp_find(iface, ip);
+	if (!e && create) {
+		e = arp_alloc();
+		e->iface = iface;
+		e->ip = *ip;
+		e->n_pending = 0;
+	}
+	if (e) {
+		e->eth = *hw;
+		e->state = ARP_VALID;
+		e->stamp_ms = k_uptime_get_32();
+		for (int i = 0; i < e->n_pending; i++)
+			send[n_send++] = e->pending[i];
+		e->n_pending = 0;
+	}
+	k_mutex_unlock(&arp_lock);
+
+	for (int i = 0; i < n_send; i++) {
+		if (net_if_send_data(iface, send[i]) == NET_DROP)
+			net_pkt_unref(send[i]);
+	}
+	if (e)
+		arp_schedule_ageing();
+}
+
+enum net_verdict net_arp_input(struct net_pkt *pkt, struct net_eth_hdr *eth_hdr)
+{
+	NET_PKT_DATA_ACCESS_DEFINE(arp_access, struct net_arp_hdr);
+	struct net_if *iface = pkt->iface;
+	UNUSED(eth_hdr);
+
+	NET_STATS_INC(iface, arp.recv);
+	if (net_pkt_seek(pkt, NET_ETH_HDR_LEN))
+		goto drop;
+	struct net_arp_hdr *hdr = net_pkt_get_data(pkt, &arp_access);
+	if (!hdr || ntohs(hdr->hwtype) != ARP_HWTYPE_ETH ||
+	    ntohs(hdr->protocol) != NET_ETH_PTYPE_IP || hdr->hwlen != NET_ETH_ADDR_LEN ||
+	    hdr->protolen != sizeof(struct in_addr)) {
+		LOG_DBG("invalid ARP header");
+		goto drop;
+	}
+	struct in_addr src_ip, dst_ip;
+	memcpy(&src_ip, hdr->src_ipaddr, sizeof(src_ip));
+	memcpy(&dst_ip, hdr->dst_ipaddr, sizeof(dst_ip));
+	struct net_eth_addr src_hw = hdr->src_hwaddr;
+	bool for_us = net_if_ipv4_addr_lookup(&dst_ip, NULL) != NULL;
+
+	switch (ntohs(hdr->opcode)) {
+	case ARP_OP_REQUEST:
+		arp_update(iface, &src_ip, &src_hw, for_us);
+		if (for_us && !net_ipv4_is_addr_unspecified(&src_ip)) {
+			struct net_pkt *reply =
+				arp_prepare_pkt(iface, ARP_OP_REPLY, &src_hw, &src_ip, &dst_ip);
+			if (reply) {
+				if (net_if_send_data(iface, reply) == NET_DROP)
+					net_pkt_unref(reply);
+				else
+					NET_STATS_INC(iface, arp.reply_sent);
+			}
+		}
+		break;
+	case ARP_OP_REPLY:
+		if (for_us)
+			arp_update(iface, &src_ip, &src_hw, false);
+		break;
+	default:
+		goto drop;
+	}
+	/* The ARP packet itself is done with: the caller frees it. */
+	return NET_DROP;
+drop:
+	NET_STATS_INC(iface, arp.drop);
+	return NET_DROP;
+}
+
+/* Gives up unanswered requests and forgets old entries, once a second while any exist. */
+static void arp_age(struct k_work *w)
+{
+	UNUSED(w);
+	uint32_t now = k_uptime_get_32();
+	bool busy = false;
+	k_mutex_lock(&arp_lock, K_FOREVER);
+	for (int i = 0; i < ARP_CACHE_SIZE; i++) {
+		struct arp_entry *e = &arp_cache[i];
+		uint32_t age = now - e->stamp_ms;
+		if (e->state == ARP_PENDING && age >= ARP_REQUEST_TIMEOUT_MS) {
+			LOG_DBG("request timed out");
+			arp_drop_pending(e);
+			e->state = ARP_FREE;
+		} else if (e->state == ARP_VALID && age >= ARP_ENTRY_LIFETIME_MS) {
+			e->state = ARP_FREE;
+		}
+		busy |= e->state != ARP_FREE;
+	}
+	k_mutex_unlock(&arp_lock);
+	if (busy)
+		arp_schedule_ageing();
+}
+
+void net_arp_announce(struct net_if *iface)
+{
+	const struct in_addr *own = &iface->ipv4.unicast[0].address;
+	if (!iface->ipv4.unicast[0].is_used)
+		return;
+	struct net_pkt *pkt = arp_prepare_pkt(iface, ARP_OP_REQUEST, NULL, own, own);
+	if (!pkt)
+		return;
+	if (net_if_send_data(iface, pkt) == NET_DROP)
+		net_pkt_unref(pkt);
+	else
+		NET_STATS_INC(iface, arp.req_sent);
+}
+
+void net_arp_clear_cache(struct net_if *iface)
+{
+	k_mutex_lock(&arp_lock, K_FOREVER);
+	for (int i = 0; i < ARP_CACHE_SIZE; i++) {
+		struct arp_entry *e = &arp_cache[i];
+		if (e->state != ARP_FREE && e->iface == iface) {
+			arp_drop_pending(e);
+			e->state = ARP_FREE;
+		}
+	}
+	k_mutex_unlock(&arp_lock);
+}
+
+void net_arp_init(void)
+{
+	k_mutex_init(&arp_lock);
+	k_work_init_delayable(&arp_age_work, arp_age);
+}

@@ -1,0 +1,189 @@
+/* net_context.c: UDP contexts: binding through the connection table, the receive queue
+ * the connection callback fills, datagram output, poll signalling. */
+#include "net/net_core.h"
+#include "net_context.h"
+#include "sys/log.h"
+
+LOG_MODULE_REGISTER(net_ctx, LOG_LEVEL_WRN);
+
+#define EPHEMERAL_PORT_FIRST 49152u
+
+static struct net_context contexts[NET_CONTEXT_MAX];
+static struct k_mutex contexts_lock;
+static uint16_t next_ephemeral = EPHEMERAL_PORT_FIRST;
+
+void net_context_init(void)
+{
+	k_mutex_init(&contexts_lock);
+}
+
+int net_context_get(int family, int type, int proto, struct net_context **ctx)
+{
+	if (family != AF_INET)
+		return -EAFNOSUPPORT;
+	if (type != SOCK_DGRAM || (proto != IPPROTO_UDP && proto != 0))
+		return -EPROTONOSUPPORT;
+	k_mutex_lock(&contexts_lock, K_FOREVER);
+	for (int i = 0; i < NET_CONTEXT_MAX; i++) {
+		struct net_context *c = &contexts[i];
+		if (c->in_use)
+			continue;
+		memset(c, 0, sizeof(*c));
+		c->in_use = true;
+		c->family = (uint8_t)family;
+		c->type = (uint8_t)type;
+		c->proto = IPPROTO_UDP;
+		c->rcvtimeo_ms = -1;
+		k_mutex_init(&c->lock);
+		k_fifo_init(&c->recv_q);
+		*ctx = c;
+		k_mutex_unlock(&contexts_lock);
+		return 0;
+	}
+	k_mutex_unlock(&contexts_lock);
+	return -ENOMEM;
+}
+
+int net_context_put(struct net_context *ctx)
+{
+	k_mutex_lock(&ctx->lock, K_FOREVER);
+	if (ctx->conn_handler)
+		net_conn_unregister(ctx->conn_handler);
+	ctx->conn_handler = NULL;
+	struct net_pkt *pkt;
+	while ((pkt = k_fifo_get(&ctx->recv_q, K_NO_WAIT)) != NULL)
+		net_pkt_unref(pkt);
+	k_mutex_unlock(&ctx->lock);
+	k_mutex_lock(&contexts_lock, K_FOREVER);
+	ctx->in_use = false;
+	k_mutex_unlock(&contexts_lock);
+	return 0;
+}
+
+/* The connection callback (RX thread): queue the datagram for the socket; the queue wakes
+ * a reader or a poller. */
+static enum net_verdict context_recv(struct net_conn *conn, struct net_pkt *pkt,
+				     struct net_ipv4_hdr *ip_hdr, struct net_udp_hdr *udp_hdr,
+				     void *user_data)
+{
+	struct net_context *ctx = user_data;
+	UNUSED(conn);
+	UNUSED(ip_hdr);
+	if (ctx->recv_q.count >= NET_CONTEXT_RECV_Q_MAX) {
+		ctx->rx_drops++;
+		LOG_DBG("receive queue full: dropped");
+		return NET_DROP;
+	}
+	pkt->context = ctx;
+	pkt->appdata_offset = (uint16_t)net_pkt_get_current_offset(pkt);
+	pkt->appdata_len = (uint16_t)(ntohs(udp_hdr->len) - NET_UDPH_LEN);
+	k_fifo_put(&ctx->recv_q, pkt);
+	return NET_OK;
+}
+
+static bool port_in_use(uint16_t port)
+{
+	for (int i = 0; i < NET_CONTEXT_MAX; i++)
+		if (contexts[i].in_use && contexts[i].bound && contexts[i].local.sin_port == port)
+			return true;
+	return false;
+}
+
+int net_context_bind(struct net_context *ctx, const struct sockaddr_in *addr)
+{
+	if (addr->sin_family != AF_INET)
+		return -EAFNOSUPPORT;
+	if (!net_ipv4_is_addr_unspecified(&addr->sin_addr) &&
+	    !net_if_ipv4_addr_lookup(&addr->sin_addr, NULL))
+		return -EADDRNOTAVAIL;
+
+	k_mutex_lock(&contexts_lock, K_FOREVER);
+	struct sockaddr_in local = *addr;
+	if (local.sin_port == 0) {
+		do {
+			local.sin_port = htons(next_ephemeral);
+			if (++next_ephemeral == 0)
+				next_ephemeral = EPHEMERAL_PORT_FIRST;
+		} while (port_in_use(local.sin_port));
+	} else if (port_in_use(local.sin_port)) {
+		k_mutex_unlock(&contexts_lock);
+		return -EADDRINUSE;
+	}
+	k_mutex_lock(&ctx->lock, K_FOREVER);
+	if (ctx->conn_handler)
+		net_conn_unregister(ctx->conn_handler);
+	int ret = net_conn_register(IPPROTO_UDP, NULL, &local, context_recv, ctx,
+				    &ctx->conn_handler);
+	if (ret == 0) {
+		ctx->local = local;
+		ctx->bound = true;
+	}
+	k_mutex_unlock(&ctx->lock);
+	k_mutex_unlock(&contexts_lock);
+	return ret == -EALREADY ? -EADDRINUSE : ret;
+}
+
+int net_context_sendto(struct net_context *ctx, const void *buf, size_t len,
+		       const struct sockaddr_in *dst, k_timeout_t timeout)
+{
+	if (dst->sin_family != AF_INET)
+		return -EAFNOSUPPORT;
+	if (dst->sin_port == 0 || net_ipv4_is_addr_unspecified(&dst->sin_addr))
+		return -EDESTADDRREQ;
+	if (!ctx->bound) {
+		struct sockaddr_in any = {.sin_family = AF_INET};
+		int ret = net_context_bind(ctx, &any);
+		if (ret)
+			return ret;
+	}
+
+	struct net_if *iface = net_if_ipv4_select_src_iface(&dst->sin_addr);
+	if (!iface)
+		return -ENETUNREACH;
+	const struct in_addr *src = net_ipv4_is_addr_unspecified(&ctx->local.sin_addr)
+					    ? net_if_ipv4_select_src_addr(iface, &dst->sin_addr)
+					    : &ctx->local.sin_addr;
+	if (!src)
+		return -EADDRNOTAVAIL;
+	if (len > (size_t)iface->mtu - NET_IPV4_HDR_LEN - NET_UDPH_LEN)
+		return -EMSGSIZE;
+
+	k_mutex_lock(&ctx->lock, K_FOREVER);
+	int ret = -ENOBUFS;
+	struct net_pkt *pkt = net_pkt_alloc_with_buffer(iface, len, AF_INET, IPPROTO_UDP, timeout);
+	if (!pkt)
+		goto out;
+	pkt->context = ctx;
+	if (net_ipv4_create(pkt, src, &dst->sin_addr) ||
+	    net_udp_create(pkt, ctx->local.sin_port, dst->sin_port) ||
+	    net_pkt_write(pkt, buf, len))
+		goto fail;
+	net_pkt_cursor_init(pkt);
+	if (net_ipv4_finalize(pkt, IPPROTO_UDP))
+		goto fail;
+	ret = net_send_data(pkt);
+	if (ret < 0)
+		goto fail;
+	NET_STATS_INC(iface, udp.sent);
+	ret = (int)len;
+	goto out;
+fail:
+	net_pkt_unref(pkt);
+out:
+	k_mutex_unlock(&ctx->lock);
+	return ret;
+}
+
+struct net_pkt *net_context_recv_pkt(struct net_context *ctx, k_timeout_t timeout)
+{
+	struct net_pkt *pkt = k_fifo_get(&ctx->recv_q, timeout);
+	if (!pkt)
+		return NULL;
+	net_pkt_seek(pkt, pkt->appdata_offset);
+	return pkt;
+}
+
+bool net_context_readable(struct net_context *ctx)
+{
+	return !k_fifo_is_empty(&ctx->recv_q);
+}

@@ -1,0 +1,422 @@
+/* net_pkt.c: packet pools, allocation with buffers, and the cursor that reads and writes
+ * across a packet's fragment chain. */
+#include <string.h>
+
+#include "net/net_if.h"
+#include "net/net_pkt.h"
+#include "net_private.h"
+#include "sys/log.h"
+
+LOG_MODULE_REGISTER(net_pkt, LOG_LEVEL_WRN);
+
+#define RX_PKT_COUNT 16
+#define TX_PKT_COUNT 16
+#define RX_BUF_COUNT 48
+#define TX_BUF_COUNT 48
+
+static struct net_pkt rx_pkts[RX_PKT_COUNT], tx_pkts[TX_PKT_COUNT];
+static struct k_fifo rx_pkt_slab, tx_pkt_slab;
+NET_BUF_POOL_DEFINE(rx_bufs, RX_BUF_COUNT, NET_BUF_DATA_SIZE);
+NET_BUF_POOL_DEFINE(tx_bufs, TX_BUF_COUNT, NET_BUF_DATA_SIZE);
+static uint32_t pkt_alloc_failures;
+
+void net_pkt_init(void)
+{
+	k_fifo_init(&rx_pkt_slab);
+	k_fifo_init(&tx_pkt_slab);
+	for (int i = 0; i < RX_PKT_COUNT; i++)
+		k_fifo_put(&rx_pkt_slab, &rx_pkts[i]);
+	for (int i = 0; i < TX_PKT_COUNT; i++)
+		k_fifo_put(&tx_pkt_slab, &tx_pkts[i]);
+	net_buf_pool_init(&rx_bufs);
+	net_buf_pool_init(&tx_bufs);
+}
+
+/* ---- Allocation ---- */
+
+static struct net_pkt *pkt_alloc(struct k_fifo *slab, struct net_if *iface, k_timeout_t timeout)
+{
+	struct net_pkt *pkt = k_fifo_get(slab, timeout);
+	if (unlikely(!pkt)) {
+		pkt_alloc_failures++;
+		LOG_DBG("no packet");
+		return NULL;
+	}
+	memset(pkt, 0, sizeof(*pkt));
+	pkt->slab = slab;
+	pkt->ref = 1;
+	pkt->iface = iface;
+	pkt->is_rx = slab == &rx_pkt_slab;
+	if (iface)
+		pkt->ipv4_ttl = iface->ipv4.ttl;
+	LOG_DBG("%s pkt %p", pkt->is_rx ? "rx" : "tx", pkt);
+	return pkt;
+}
+
+/* A chain of buffers with room for size bytes. */
+static struct net_buf *pkt_alloc_buffer(struct net_buf_pool *pool, size_t size,
+					k_timeout_t timeout)
+{
+	struct net_buf *first = NULL, *last = NULL;
+	while (size > 0 || !first) {
+		struct net_buf *buf = net_buf_alloc(pool, timeout);
+		if (!buf) {
+			if (first)
+				net_buf_unref(first);
+			return NULL;
+		}
+		if (!first)
+			first = buf;
+		else
+			last->frags = buf;
+		last = buf;
+		size -= MIN(size, buf->size);
+	}
+	return first;
+}
+
+/* Header bytes a family and protocol need in front of the payload. */
+static size_t pkt_hdr_len(uint8_t family, uint8_t proto)
+{
+	size_t len = 0;
+	if (family == AF_INET)
+		len += NET_IPV4_HDR_LEN;
+	if (proto == IPPROTO_UDP)
+		len += NET_UDPH_LEN;
+	else if (proto == IPPROTO_ICMP)
+		len += NET_ICMPH_LEN + 4; /* echo: id and sequence */
+	return len;
+}
+
+static struct net_pkt *pkt_alloc_with_buffer(struct k_fifo *slab, struct net_buf_pool *pool,
+					     struct net_if *iface, size_t size, uint8_t family,
+					     uint8_t proto, k_timeout_t timeout)
+{
+	struct net_pkt *pkt = pkt_alloc(slab, iface, timeout);
+	if (!pkt)
+		return NULL;
+	pkt->family = family;
+	pkt->ip_proto = proto;
+	pkt->buffer = pkt_alloc_buffer(pool, size, timeout);
+	if (!pkt->buffer) {
+		net_pkt_unref(pkt);
+		return NULL;
+	}
+	net_pkt_cursor_init(pkt);
+	return pkt;
+}
+
+struct net_pkt *net_pkt_alloc_with_buffer(struct net_if *iface, size_t size, uint8_t family,
+					  uint8_t proto, k_timeout_t timeout)
+{
+	size_t hdr = pkt_hdr_len(family, proto);
+	if (iface && size + hdr > iface->mtu)
+		size = iface->mtu > hdr ? iface->mtu - hdr : 0;
+	return pkt_alloc_with_buffer(&tx_pkt_slab, &tx_bufs, iface, size + hdr, family, proto,
+				     timeout);
+}
+
+struct net_pkt *net_pkt_rx_alloc_with_buffer(struct net_if *iface, size_t size, uint8_t family,
+					     uint8_t proto, k_timeout_t timeout)
+{
+	return pkt_alloc_with_buffer(&rx_pkt_slab, &rx_bufs, iface, size, family, proto, timeout);
+}
+
+struct net_buf *net_pkt_get_frag(struct net_pkt *pkt, size_t min_len, k_timeout_t timeout)
+{
+	struct net_buf_pool *pool = pkt->is_rx ? &rx_bufs : &tx_bufs;
+	if (min_len > pool->buf_size)
+		return NULL;
+	return net_buf_alloc(pool, timeout);
+}
+
+void net_pkt_frag_insert(struct net_pkt *pkt, struct net_buf *frag)
+{
+	net_buf_frag_last(frag)->frags = pkt->buffer;
+	pkt->buffer = frag;
+	net_pkt_cursor_init(pkt);
+}
+
+struct net_pkt *net_pkt_ref(struct net_pkt *pkt)
+{
+	unsigned key = irq_lock();
+	pkt->ref++;
+	irq_unlock(key);
+	return pkt;
+}
+
+void net_pkt_unref(struct net_pkt *pkt)
+{
+	unsigned key = irq_lock();
+	if (unlikely(pkt->ref == 0))
+		k_panic("net_pkt: double free");
+	uint8_t ref = --pkt->ref;
+	irq_unlock(key);
+	if (ref > 0)
+		return;
+	LOG_DBG("free pkt %p", pkt);
+	if (pkt->buffer)
+		net_buf_unref(pkt->buffer);
+	pkt->buffer = NULL;
+	k_fifo_put(pkt->slab, pkt);
+}
+
+/* ---- Cursor ---- */
+
+void net_pkt_cursor_init(struct net_pkt *pkt)
+{
+	pkt->cursor.buf = pkt->buffer;
+	pkt->cursor.pos = pkt->buffer ? pkt->buffer->data : NULL;
+}
+
+/* How far the cursor may go in its fragment: the data for reads and overwrites, the
+ * storage for appending writes. */
+static size_t cursor_limit(const struct net_pkt *pkt, bool write)
+{
+	const struct net_buf *buf = pkt->cursor.buf;
+	if (write && !pkt->overwrite)
+		return buf->size - net_buf_headroom(buf);
+	return buf->len;
+}
+
+/* At the end of a fragment: on to the next one that has data (or room). */
+static void cursor_update(struct net_pkt *pkt, bool write)
+{
+	struct net_pkt_cursor *c = &pkt->cursor;
+	while (c->buf && (size_t)(c->pos - c->buf->data) >= cursor_limit(pkt, write)) {
+		c->buf = c->buf->frags;
+		if (c->buf)
+			c->pos = write && !pkt->overwrite ? net_buf_tail(c->buf) : c->buf->data;
+	}
+	if (!c->buf)
+		c->pos = NULL;
+}
+
+/* The one loop behind reads, writes, skips and fills: data is copied when copy is set,
+ * else (if given) its first byte fills. */
+static int cursor_operate(struct net_pkt *pkt, void *data, size_t length, bool copy, bool write)
+{
+	struct net_pkt_cursor *c = &pkt->cursor;
+	uint8_t *d = data;
+	while (length) {
+		cursor_update(pkt, write);
+		if (!c->buf)
+			break;
+		size_t room = cursor_limit(pkt, write) - (size_t)(c->pos - c->buf->data);
+		size_t len = MIN(length, room);
+		if (copy) {
+			if (write)
+				memcpy(c->pos, d, len);
+			else
+				memcpy(d, c->pos, len);
+			d += len;
+		} else if (d) {
+			memset(c->pos, *d, len);
+		}
+		if (write && !pkt->overwrite)
+			c->buf->len += (uint16_t)len;
+		c->pos += len;
+		length -= len;
+	}
+	cursor_update(pkt, write);
+	return length ? -ENOBUFS : 0;
+}
+
+int net_pkt_skip(struct net_pkt *pkt, size_t len)
+{
+	return cursor_operate(pkt, NULL, len, false, true);
+}
+
+int net_pkt_memset(struct net_pkt *pkt, int byte, size_t len)
+{
+	uint8_t b = (uint8_t)byte;
+	return cursor_operate(pkt, &b, len, false, true);
+}
+
+int net_pkt_read(struct net_pkt *pkt, void *data, size_t len)
+{
+	return cursor_operate(pkt, data, len, true, false);
+}
+
+int net_pkt_read_u8(struct net_pkt *pkt, uint8_t *v)
+{
+	return net_pkt_read(pkt, v, 1);
+}
+
+int net_pkt_read_be16(struct net_pkt *pkt, uint16_t *v)
+{
+	uint8_t b[2];
+	int ret = net_pkt_read(pkt, b, sizeof(b));
+	*v = sys_get_be16(b);
+	return ret;
+}
+
+int net_pkt_read_be32(struct net_pkt *pkt, uint32_t *v)
+{
+	uint8_t b[4];
+	int ret = net_pkt_read(pkt, b, sizeof(b));
+	*v = sys_get_be32(b);
+	return ret;
+}
+
+int net_pkt_write(struct net_pkt *pkt, const void *data, size_t len)
+{
+	return cursor_operate(pkt, (void *)data, len, true, true);
+}
+
+int net_pkt_write_u8(struct net_pkt *pkt, uint8_t v)
+{
+	return net_pkt_write(pkt, &v, 1);
+}
+
+int net_pkt_write_be16(struct net_pkt *pkt, uint16_t v)
+{
+	uint8_t b[2];
+	sys_put_be16(v, b);
+	return net_pkt_write(pkt, b, sizeof(b));
+}
+
+int net_pkt_write_be32(struct net_pkt *pkt, uint32_t v)
+{
+	uint8_t b[4];
+	sys_put_be32(v, b);
+	return net_pkt_write(pkt, b, sizeof(b));
+}
+
+int net_pkt_copy(struct net_pkt *dst, struct net_pkt *src, size_t len)
+{
+	while (len) {
+		cursor_update(src, false);
+		if (!src->cursor.buf)
+			return -ENOBUFS;
+		size_t run = src->cursor.buf->len - (size_t)(src->cursor.pos - src->cursor.buf->data);
+		run = MIN(run, len);
+		if (net_pkt_write(dst, src->cursor.pos, run))
+			return -ENOBUFS;
+		src->cursor.pos += run;
+		len -= run;
+	}
+	cursor_update(src, false);
+	return 0;
+}
+
+int net_pkt_seek(struct net_pkt *pkt, size_t offset)
+{
+	net_pkt_set_overwrite(pkt, true);
+	net_pkt_cursor_init(pkt);
+	return net_pkt_skip(pkt, offset);
+}
+
+size_t net_pkt_get_len(const struct net_pkt *pkt)
+{
+	return net_buf_frags_len(pkt->buffer);
+}
+
+size_t net_pkt_get_current_offset(const struct net_pkt *pkt)
+{
+	size_t off = 0;
+	for (const struct net_buf *b = pkt->buffer; b && b != pkt->cursor.buf; b = b->frags)
+		off += b->len;
+	if (pkt->cursor.buf)
+		off += (size_t)(pkt->cursor.pos - pkt->cursor.buf->data);
+	return off;
+}
+
+size_t net_pkt_remaining_data(const struct net_pkt *pkt)
+{
+	const struct net_buf *b = pkt->cursor.buf;
+	if (!b)
+		return 0;
+	size_t len = b->len - (size_t)(pkt->cursor.pos - b->data);
+	for (b = b->frags; b; b = b->frags)
+		len += b->len;
+	return len;
+}
+
+size_t net_pkt_available_buffer(const struct net_pkt *pkt)
+{
+	size_t room = 0;
+	for (const struct net_buf *b = pkt->buffer; b; b = b->frags)
+		room += net_buf_tailroom(b);
+	return room;
+}
+
+void *net_pkt_get_data(struct net_pkt *pkt, struct net_pkt_data_access *access)
+{
+	bool write = !pkt->overwrite;
+	cursor_update(pkt, write);
+	struct net_pkt_cursor *c = &pkt->cursor;
+	if (!c->buf)
+		return NULL;
+	size_t room = cursor_limit(pkt, write) - (size_t)(c->pos - c->buf->data);
+	if (room >= access->size) {
+		access->ptr = c->pos; /* contiguous: work in place */
+		return access->ptr;
+	}
+	if (pkt->overwrite) {
+		struct net_pkt_cursor backup = pkt->cursor;
+		int ret = net_pkt_read(pkt, access->data, access->size);
+		pkt->cursor = backup;
+		if (ret)
+			return NULL;
+	}
+	access->ptr = access->data;
+	return access->ptr;
+}
+
+int net_pkt_set_data(struct net_pkt *pkt, struct net_pkt_data_access *access)
+{
+	if (access->ptr == access->data)
+		return net_pkt_write(pkt, access->data, access->size);
+	return net_pkt_skip(pkt, access->size);
+}
+
+int net_pkt_pull(struct net_pkt *pkt, size_t len)
+{
+	while (len && pkt->buffer) {
+		struct net_buf *buf = pkt->buffer;
+		size_t n = MIN(len, (size_t)buf->len);
+		net_buf_pull(buf, n);
+		len -= n;
+		if (buf->len == 0 && buf->frags)
+			pkt->buffer = net_buf_frag_del(NULL, buf);
+	}
+	net_pkt_cursor_init(pkt);
+	return len ? -ENOBUFS : 0;
+}
+
+int net_pkt_update_length(struct net_pkt *pkt, size_t len)
+{
+	struct net_buf *prev = NULL;
+	for (struct net_buf *b = pkt->buffer; b;) {
+		if (b->len <= len) {
+			len -= b->len;
+			prev = b;
+			b = b->frags;
+			continue;
+		}
+		b->len = (uint16_t)len;
+		len = 0;
+		/* Everything after the new end goes back to the pool. */
+		if (b->frags) {
+			net_buf_unref(b->frags);
+			b->frags = NULL;
+		}
+		break;
+	}
+	UNUSED(prev);
+	net_pkt_cursor_init(pkt);
+	return len ? -EINVAL : 0;
+}
+
+void net_pkt_pool_stats(struct net_pkt_pool_stats *s)
+{
+	s->pkts_free = (uint16_t)(rx_pkt_slab.count + tx_pkt_slab.count);
+	s->pkts_total = RX_PKT_COUNT + TX_PKT_COUNT;
+	s->rx_bufs_free = rx_bufs.avail;
+	s->tx_bufs_free = tx_bufs.avail;
+	s->rx_bufs_min = rx_bufs.min_avail;
+	s->tx_bufs_min = tx_bufs.min_avail;
+	s->bufs_total = RX_BUF_COUNT + TX_BUF_COUNT;
+	s->alloc_failures = pkt_alloc_failures + rx_bufs.alloc_failures + tx_bufs.alloc_failures;
+}
