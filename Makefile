@@ -16,6 +16,8 @@ CFLAGS   := -std=c11 -g $(HOST_OPT) $(WARN) $(WERROR) $(SAN) $(EXTRA_CFLAGS)
 CPPFLAGS := -D_GNU_SOURCE -DXB_SOURCE_DIR='"$(CURDIR)"' -MMD -MP
 LDFLAGS  := $(SAN)
 CORE_LIBS := -lelf -lm
+HOST_LIBS := -lusb-1.0 -lpcap -lsqlite3
+LIBS_ALL = $(BUILD)/libcli.a $(BUILD)/libcapture.a $(BUILD)/libprobe.a $(BUILD)/libsim.a $(BUILD)/libcore.a
 
 ifeq ($(origin CC),default)
 CC := cc
@@ -23,6 +25,8 @@ endif
 
 CORE_SRC := $(wildcard core/*.c)
 SIM_SRC  := $(wildcard sim/*.c)
+PROBE_SRC := $(wildcard probe/*.c)
+CAPTURE_SRC := $(wildcard capture/*.c)
 CLI_SRC  := $(filter-out cli/main.c,$(wildcard cli/*.c))
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 FUZZ_SRC := $(wildcard tests/fuzz/fuzz_*.c)
@@ -33,6 +37,8 @@ obj = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
 
 CORE_OBJ := $(call obj,$(CORE_SRC))
 SIM_OBJ  := $(call obj,$(SIM_SRC))
+PROBE_OBJ := $(call obj,$(PROBE_SRC))
+CAPTURE_OBJ := $(call obj,$(CAPTURE_SRC))
 CLI_OBJ  := $(call obj,$(CLI_SRC))
 UNIT_BIN := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
 REPLAY_BIN := $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz-replay/%,$(FUZZ_SRC))
@@ -59,6 +65,16 @@ $(BUILD)/libsim.a: $(SIM_OBJ) $(if $(SIM_OBJ),,$(BUILD)/obj/empty.o)
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^
 
+# Host side of debugging (probe/: CMSIS-DAP over libusb or to the virtual probe) and of
+# captures (capture/: usbmon records through libpcap).
+$(BUILD)/libprobe.a: $(PROBE_OBJ) $(if $(PROBE_OBJ),,$(BUILD)/obj/empty.o)
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
+
+$(BUILD)/libcapture.a: $(CAPTURE_OBJ) $(if $(CAPTURE_OBJ),,$(BUILD)/obj/empty.o)
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
+
 $(BUILD)/obj/empty.o:
 	@mkdir -p $(dir $@)
 	echo 'typedef int xb_empty_unit;' | $(CC) -x c -c - -o $@
@@ -67,8 +83,8 @@ $(BUILD)/libcli.a: $(CLI_OBJ)
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^
 
-$(BUILD)/xipbench: $(call obj,cli/main.c) $(BUILD)/libcli.a $(BUILD)/libsim.a $(BUILD)/libcore.a
-	$(CC) $(LDFLAGS) -o $@ $< $(BUILD)/libcli.a $(BUILD)/libsim.a $(BUILD)/libcore.a $(CORE_LIBS)
+$(BUILD)/xipbench: $(call obj,cli/main.c) $(LIBS_ALL)
+	$(CC) $(LDFLAGS) -o $@ $< $(LIBS_ALL) $(CORE_LIBS) $(HOST_LIBS)
 
 # Shared test helpers (synthetic images ...) for unit tests and benchmarks.
 $(BUILD)/libtestcommon.a: $(call obj,$(TESTLIB_SRC))
@@ -77,19 +93,19 @@ $(BUILD)/libtestcommon.a: $(call obj,$(TESTLIB_SRC))
 
 # Unit tests link everything below the CLI; Unicorn is a test-only oracle.
 TEST_LIBS := -lcmocka -lunicorn -lpthread
-$(BUILD)/tests/%: $(call obj,tests/unit/%.c) $(BUILD)/libtestcommon.a $(BUILD)/libsim.a $(BUILD)/libcore.a
+$(BUILD)/tests/%: $(call obj,tests/unit/%.c) $(BUILD)/libtestcommon.a $(LIBS_ALL)
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) -o $@ $< $(BUILD)/libtestcommon.a $(BUILD)/libsim.a $(BUILD)/libcore.a $(CORE_LIBS) $(TEST_LIBS)
+	$(CC) $(LDFLAGS) -o $@ $< $(BUILD)/libtestcommon.a $(LIBS_ALL) $(CORE_LIBS) $(HOST_LIBS) $(TEST_LIBS)
 
 # Fuzz targets also build with the ordinary compiler and a small driver, so that
 # `make test` replays their corpora (under ASan with `make check-asan`).
-$(BUILD)/fuzz-replay/%: $(call obj,tests/fuzz/%.c) $(call obj,tests/fuzz/replay_main.c) $(BUILD)/libsim.a $(BUILD)/libcore.a
+$(BUILD)/fuzz-replay/%: $(call obj,tests/fuzz/%.c) $(call obj,tests/fuzz/replay_main.c) $(LIBS_ALL)
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) -o $@ $^ $(CORE_LIBS)
+	$(CC) $(LDFLAGS) -o $@ $^ $(CORE_LIBS) $(HOST_LIBS)
 
-$(BUILD)/bench/%: $(call obj,bench/%.c) $(BUILD)/libtestcommon.a $(BUILD)/libsim.a $(BUILD)/libcore.a
+$(BUILD)/bench/%: $(call obj,bench/%.c) $(BUILD)/libtestcommon.a $(LIBS_ALL)
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) -o $@ $^ $(CORE_LIBS) -lunicorn -lpthread
+	$(CC) $(LDFLAGS) -o $@ $^ $(CORE_LIBS) $(HOST_LIBS) -lunicorn -lpthread
 
 tests-build: $(BUILD)/xipbench $(UNIT_BIN) $(REPLAY_BIN)
 
@@ -108,7 +124,7 @@ fuzz: deps
 	@for f in $(FUZZ_SRC); do \
 		n=$$(basename $$f .c); \
 		echo "  FUZZ $$n"; \
-		$(FUZZ_CC) $(FUZZ_FLAGS) -o $(BUILD)/fuzz/$$n $$f $(CORE_SRC) $(SIM_SRC) $(CORE_LIBS) || exit 1; \
+		$(FUZZ_CC) $(FUZZ_FLAGS) -o $(BUILD)/fuzz/$$n $$f $(CORE_SRC) $(SIM_SRC) $(PROBE_SRC) $(CAPTURE_SRC) $(CORE_LIBS) $(HOST_LIBS) || exit 1; \
 	done
 	@echo "fuzz targets in $(BUILD)/fuzz/; run one with: $(BUILD)/fuzz/NAME tests/fuzz/corpus/NAME"
 

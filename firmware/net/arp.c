@@ -31,6 +31,7 @@ struct net_arp_hdr {
 enum arp_state { ARP_FREE, ARP_PENDING, ARP_VALID };
 
 struct arp_entry {
+	sys_snode_t node; /* in arp_table (most recently used first) or arp_free */
 	struct net_if *iface;
 	struct in_addr ip;
 	struct net_eth_addr eth;
@@ -40,18 +41,55 @@ struct arp_entry {
 	struct net_pkt *pending[ARP_PENDING_MAX];
 };
 
+#define ARP_DEFEND_INTERVAL_MS 10000 /* RFC 5227: defend an address at most this often */
+
 static struct arp_entry arp_cache[ARP_CACHE_SIZE];
+static sys_slist_t arp_table; /* entries in use, most recently used first */
+static sys_slist_t arp_free;
 static struct k_work_delayable arp_age_work;
 static struct k_mutex arp_lock;
+static uint32_t last_defence_ms;
+static bool defended;
 
+static struct arp_entry *arp_entry(sys_snode_t *n)
+{
+	return n ? CONTAINER_OF(n, struct arp_entry, node) : NULL;
+}
+
+/* Unlinks e from arp_table (prev: the entry before it, NULL at the head). */
+static void arp_unlink(struct arp_entry *prev, struct arp_entry *e)
+{
+	if (prev)
+		prev->node.next = e->node.next;
+	else
+		arp_table.head = e->node.next;
+	if (arp_table.tail == &e->node)
+		arp_table.tail = prev ? &prev->node : NULL;
+	e->node.next = NULL;
+}
+
+/* The entry for ip on iface, moved to the front: lookups favour recent peers. */
 static struct arp_entry *arp_find(struct net_if *iface, const struct in_addr *ip)
 {
-	for (int i = 0; i < ARP_CACHE_SIZE; i++) {
-		struct arp_entry *e = &arp_cache[i];
-		if (e->state != ARP_FREE && e->iface == iface && net_ipv4_addr_cmp(&e->ip, ip))
-			return e;
+	struct arp_entry *prev = NULL;
+	for (struct arp_entry *e = arp_entry(arp_table.head); e;
+	     prev = e, e = arp_entry(e->node.next)) {
+		if (e->iface != iface || !net_ipv4_addr_cmp(&e->ip, ip))
+			continue;
+		if (prev) {
+			arp_unlink(prev, e);
+			sys_slist_prepend(&arp_table, &e->node);
+		}
+		return e;
 	}
 	return NULL;
+}
+
+static void arp_release(struct arp_entry *prev, struct arp_entry *e)
+{
+	arp_unlink(prev, e);
+	e->state = ARP_FREE;
+	sys_slist_append(&arp_free, &e->node);
 }
 
 static void arp_drop_pending(struct arp_entry *e)
@@ -63,21 +101,21 @@ static void arp_drop_pending(struct arp_entry *e)
 	e->n_pending = 0;
 }
 
-/* A free entry, else the oldest (its waiting packets are dropped). */
+/* A free entry, else the least recently used one (its waiting packets are dropped); it
+ * goes to the front of the table. */
 static struct arp_entry *arp_alloc(void)
 {
-	struct arp_entry *oldest = &arp_cache[0];
-	for (int i = 0; i < ARP_CACHE_SIZE; i++) {
-		struct arp_entry *e = &arp_cache[i];
-		if (e->state == ARP_FREE)
-			return e;
-		if ((int32_t)(e->stamp_ms - oldest->stamp_ms) < 0)
-			oldest = e;
+	struct arp_entry *e = arp_entry(sys_slist_get(&arp_free));
+	if (!e) {
+		struct arp_entry *prev = NULL;
+		for (e = arp_entry(arp_table.head); e->node.next; e = arp_entry(e->node.next))
+			prev = e;
+		LOG_DBG("cache full: evicting the least recently used entry");
+		arp_drop_pending(e);
+		arp_unlink(prev, e);
 	}
-	LOG_DBG("cache full: evicting an entry");
-	arp_drop_pending(oldest);
-	oldest->state = ARP_FREE;
-	return oldest;
+	sys_slist_prepend(&arp_table, &e->node);
+	return e;
 }
 
 static void arp_schedule_ageing(void)
@@ -151,8 +189,14 @@ int net_arp_prepare(struct net_pkt *pkt, struct net_pkt **out)
 		*out = pkt;
 		return 0;
 	}
-	if (net_ipv4_is_addr_mcast(&dst))
-		return -EHOSTUNREACH; /* no multicast groups are joined */
+	if (net_ipv4_is_addr_mcast(&dst)) {
+		static uint8_t group_mac[NET_ETH_ADDR_LEN];
+		net_ipv4_mcast_to_mac(&dst, group_mac);
+		pkt->lladdr_dst.addr = group_mac; /* copied into the header before the next call */
+		pkt->lladdr_dst.len = NET_ETH_ADDR_LEN;
+		*out = pkt;
+		return 0;
+	}
 
 	int ret = arp_next_hop(pkt, &next);
 	if (ret) {
@@ -236,6 +280,24 @@ static void arp_update(struct net_if *iface, const struct in_addr *ip,
 		arp_schedule_ageing();
 }
 
+/* Another host claims one of our addresses (RFC 5227 2.4): say so, and defend the address
+ * with an announcement, at most once per defence interval. */
+static void arp_conflict(struct net_if *iface, const struct in_addr *ip,
+			 const struct net_eth_addr *hw)
+{
+	char buf[16];
+	NET_STATS_INC(iface, arp.drop);
+	LOG_WRN("address conflict: %s is also at %02x:%02x:%02x:%02x:%02x:%02x",
+		net_addr_ntop(ip, buf), hw->addr[0], hw->addr[1], hw->addr[2], hw->addr[3],
+		hw->addr[4], hw->addr[5]);
+	uint32_t now = k_uptime_get_32();
+	if (defended && now - last_defence_ms < ARP_DEFEND_INTERVAL_MS)
+		return;
+	defended = true;
+	last_defence_ms = now;
+	net_arp_announce(iface);
+}
+
 enum net_verdict net_arp_input(struct net_pkt *pkt, struct net_eth_hdr *eth_hdr)
 {
 	NET_PKT_DATA_ACCESS_DEFINE(arp_access, struct net_arp_hdr);
@@ -257,6 +319,10 @@ enum net_verdict net_arp_input(struct net_pkt *pkt, struct net_eth_hdr *eth_hdr)
 	memcpy(&dst_ip, hdr->dst_ipaddr, sizeof(dst_ip));
 	struct net_eth_addr src_hw = hdr->src_hwaddr;
 	bool for_us = net_if_ipv4_addr_lookup(&dst_ip, NULL) != NULL;
+	if (net_if_ipv4_addr_lookup(&src_ip, NULL) && !net_eth_addr_cmp(&src_hw, iface->mac)) {
+		arp_conflict(iface, &src_ip, &src_hw);
+		goto drop;
+	}
 
 	switch (ntohs(hdr->opcode)) {
 	case ARP_OP_REQUEST:
@@ -291,20 +357,23 @@ static void arp_age(struct k_work *w)
 {
 	UNUSED(w);
 	uint32_t now = k_uptime_get_32();
-	bool busy = false;
 	k_mutex_lock(&arp_lock, K_FOREVER);
-	for (int i = 0; i < ARP_CACHE_SIZE; i++) {
-		struct arp_entry *e = &arp_cache[i];
+	struct arp_entry *prev = NULL, *e = arp_entry(arp_table.head);
+	while (e) {
+		struct arp_entry *next = arp_entry(e->node.next);
 		uint32_t age = now - e->stamp_ms;
-		if (e->state == ARP_PENDING && age >= ARP_REQUEST_TIMEOUT_MS) {
-			LOG_DBG("request timed out");
+		if ((e->state == ARP_PENDING && age >= ARP_REQUEST_TIMEOUT_MS) ||
+		    (e->state == ARP_VALID && age >= ARP_ENTRY_LIFETIME_MS)) {
+			if (e->state == ARP_PENDING)
+				LOG_DBG("request timed out");
 			arp_drop_pending(e);
-			e->state = ARP_FREE;
-		} else if (e->state == ARP_VALID && age >= ARP_ENTRY_LIFETIME_MS) {
-			e->state = ARP_FREE;
+			arp_release(prev, e);
+		} else {
+			prev = e;
 		}
-		busy |= e->state != ARP_FREE;
+		e = next;
 	}
+	bool busy = !sys_slist_is_empty(&arp_table);
 	k_mutex_unlock(&arp_lock);
 	if (busy)
 		arp_schedule_ageing();
@@ -327,12 +396,16 @@ void net_arp_announce(struct net_if *iface)
 void net_arp_clear_cache(struct net_if *iface)
 {
 	k_mutex_lock(&arp_lock, K_FOREVER);
-	for (int i = 0; i < ARP_CACHE_SIZE; i++) {
-		struct arp_entry *e = &arp_cache[i];
-		if (e->state != ARP_FREE && e->iface == iface) {
+	struct arp_entry *prev = NULL, *e = arp_entry(arp_table.head);
+	while (e) {
+		struct arp_entry *next = arp_entry(e->node.next);
+		if (e->iface == iface) {
 			arp_drop_pending(e);
-			e->state = ARP_FREE;
+			arp_release(prev, e);
+		} else {
+			prev = e;
 		}
+		e = next;
 	}
 	k_mutex_unlock(&arp_lock);
 }
@@ -341,4 +414,8 @@ void net_arp_init(void)
 {
 	k_mutex_init(&arp_lock);
 	k_work_init_delayable(&arp_age_work, arp_age);
+	sys_slist_init(&arp_table);
+	sys_slist_init(&arp_free);
+	for (int i = 0; i < ARP_CACHE_SIZE; i++)
+		sys_slist_append(&arp_free, &arp_cache[i].node);
 }

@@ -39,7 +39,7 @@ uint16_t net_calc_chksum(struct net_pkt *pkt, uint8_t proto)
 	struct net_ipv4_hdr *ip_hdr = net_pkt_ip_hdr(pkt);
 	uint16_t upper_len = (uint16_t)(sys_get_be16(ip_hdr->len) - pkt->ip_hdr_len);
 	uint32_t sum = 0;
-	if (proto != IPPROTO_ICMP) {
+	if (proto == IPPROTO_UDP) {
 		/* Pseudo header: source and destination address, protocol, length. */
 		sum = csum_partial(ip_hdr->src, 2 * sizeof(struct in_addr), sum);
 		sum += proto + upper_len;

@@ -8,40 +8,52 @@ LOG_MODULE_REGISTER(net_ethernet, LOG_LEVEL_WRN);
 
 const struct net_eth_addr net_eth_broadcast_addr = {{0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF}};
 
-/* The packet filter of the single Ethernet interface (the host sets it through ECM). */
-static uint16_t eth_filter = NET_ETH_FILTER_DIRECTED | NET_ETH_FILTER_BROADCAST;
-
-void net_eth_set_filter(struct net_if *iface, uint16_t filter)
+/* The group address of one of iface's IPv4 multicast groups? */
+static bool eth_is_joined_group(struct net_if *iface, const struct net_eth_addr *dst)
 {
-	eth_filter = filter;
-	if (filter & NET_ETH_FILTER_PROMISCUOUS)
-		iface->flags |= NET_IF_PROMISC;
-	else
-		iface->flags &= ~NET_IF_PROMISC;
-	LOG_INF("packet filter 0x%02x", filter);
+	for (int i = 0; i < NET_IF_MAX_IPV4_MADDR; i++) {
+		const struct net_if_mcast_addr *m = &iface->ipv4.mcast[i];
+		uint8_t mac[NET_ETH_ADDR_LEN];
+		if (!m->is_used)
+			continue;
+		net_ipv4_mcast_to_mac(&m->address, mac);
+		if (net_eth_addr_cmp(dst, mac))
+			return true;
+	}
+	return false;
 }
 
-uint16_t net_eth_get_filter(const struct net_if *iface)
+bool net_eth_accepts(struct net_if *iface, const struct net_eth_addr *dst)
 {
-	UNUSED(iface);
-	return eth_filter;
-}
-
-/* Whether the destination MAC lets the frame in. */
-static bool eth_accept(struct net_if *iface, const struct net_eth_hdr *hdr)
-{
-	if (eth_filter & NET_ETH_FILTER_PROMISCUOUS)
+	if (iface->flags & NET_IF_PROMISC)
 		return true;
-	if (net_eth_is_addr_broadcast(&hdr->dst)) {
+	if (net_eth_is_addr_broadcast(dst)) {
 		NET_STATS_INC(iface, eth.rx_broadcast);
-		return (eth_filter & NET_ETH_FILTER_BROADCAST) != 0;
+		return true;
 	}
-	if (net_eth_is_addr_multicast(&hdr->dst)) {
+	if (net_eth_is_addr_multicast(dst)) {
 		NET_STATS_INC(iface, eth.rx_multicast);
-		/* No multicast groups are joined: only "all multicast" lets them in. */
-		return (eth_filter & NET_ETH_FILTER_ALL_MULTICAST) != 0;
+		return eth_is_joined_group(iface, dst);
 	}
-	return net_eth_addr_cmp(&hdr->dst, iface->mac);
+	return net_eth_addr_cmp(dst, iface->mac);
+}
+
+/* The Ethertype after an optional 802.1Q tag; *hdr_len gets the header's length. No VLAN
+ * is configured, so a tagged frame is counted and its type reported as the tag's. */
+static uint16_t eth_frame_type(struct net_if *iface, struct net_pkt *pkt,
+			       const struct net_eth_hdr *hdr, size_t *hdr_len)
+{
+	uint16_t type = ntohs(hdr->type);
+	*hdr_len = NET_ETH_HDR_LEN;
+	if (type == NET_ETH_PTYPE_VLAN) {
+		uint16_t tci = 0, inner = 0;
+		net_pkt_seek(pkt, NET_ETH_HDR_LEN);
+		if (net_pkt_read_be16(pkt, &tci) == 0 && net_pkt_read_be16(pkt, &inner) == 0)
+			LOG_DBG("VLAN %u (type 0x%04x): no such VLAN here", tci & 0xFFF, inner);
+		*hdr_len = NET_ETH_VLAN_HDR_LEN;
+		NET_STATS_INC(iface, eth.rx_unknown_type);
+	}
+	return type;
 }
 
 static enum net_verdict ethernet_recv(struct net_if *iface, struct net_pkt *pkt)
@@ -59,7 +71,7 @@ static enum net_verdict ethernet_recv(struct net_if *iface, struct net_pkt *pkt)
 	NET_STATS_INC(iface, eth.rx_pkts);
 	NET_STATS_ADD(iface, eth.rx_bytes, len);
 
-	if (!eth_accept(iface, hdr)) {
+	if (!net_eth_accepts(iface, &hdr->dst)) {
 		LOG_DBG("filtered: dst %02x:%02x:%02x:%02x:%02x:%02x", hdr->dst.addr[0],
 			hdr->dst.addr[1], hdr->dst.addr[2], hdr->dst.addr[3], hdr->dst.addr[4],
 			hdr->dst.addr[5]);
@@ -72,7 +84,8 @@ static enum net_verdict ethernet_recv(struct net_if *iface, struct net_pkt *pkt)
 	pkt->lladdr_src.len = NET_ETH_ADDR_LEN;
 	pkt->lladdr_dst.addr = hdr->dst.addr;
 	pkt->lladdr_dst.len = NET_ETH_ADDR_LEN;
-	pkt->ll_proto_type = ntohs(hdr->type);
+	size_t hdr_len;
+	pkt->ll_proto_type = eth_frame_type(iface, pkt, hdr, &hdr_len);
 
 	switch (pkt->ll_proto_type) {
 	case NET_ETH_PTYPE_IP:
@@ -81,11 +94,15 @@ static enum net_verdict ethernet_recv(struct net_if *iface, struct net_pkt *pkt)
 	case NET_ETH_PTYPE_ARP:
 		return net_arp_input(pkt, hdr);
 	default:
-		LOG_DBG("unknown type 0x%04x", pkt->ll_proto_type);
+		if (pkt->ll_proto_type < NET_ETH_MIN_PTYPE)
+			LOG_DBG("802.3 frame (length %u): no LLC here", pkt->ll_proto_type);
+		else
+			LOG_DBG("unknown type 0x%04x", pkt->ll_proto_type);
 		NET_STATS_INC(iface, eth.rx_unknown_type);
 		return NET_DROP;
 	}
 
+	net_pkt_add_stats_tick(pkt);
 	if (net_pkt_pull(pkt, NET_ETH_HDR_LEN))
 		return NET_DROP;
 	return NET_CONTINUE;
@@ -127,6 +144,7 @@ static enum net_verdict ethernet_send(struct net_if *iface, struct net_pkt *pkt)
 
 	int ret = ethernet_fill_header(iface, out, ptype);
 	size_t len = net_pkt_get_len(out);
+	net_pkt_add_stats_tick(out);
 	if (!ret)
 		ret = iface->api->send(iface, out);
 	if (ret) {
@@ -140,6 +158,7 @@ static enum net_verdict ethernet_send(struct net_if *iface, struct net_pkt *pkt)
 	}
 	NET_STATS_INC(iface, eth.tx_pkts);
 	NET_STATS_ADD(iface, eth.tx_bytes, len);
+	net_stats_update_tx_time(iface, out);
 	net_pkt_unref(out);
 	return NET_OK;
 }

@@ -46,6 +46,7 @@ static enum net_verdict icmpv4_handle_echo_request(struct net_pkt *pkt,
 		return NET_DROP;
 	}
 
+	net_stats_update_rx_time(iface, pkt);
 	/* identifier, sequence number and data, copied unchanged */
 	size_t payload_len = net_pkt_remaining_data(pkt);
 	LOG_DBG("echo request from %u.%u.%u.%u, %u bytes", req_src.s4_addr[0], req_src.s4_addr[1],

@@ -10,14 +10,30 @@ LOG_MODULE_REGISTER(net_ipv4, LOG_LEVEL_WRN);
 
 static uint16_t ip_id; /* identification of the next datagram */
 
-/* Whether a datagram to dst is for this host on iface. */
+/* Whether a datagram to dst is for this host on iface: one of its addresses, a broadcast,
+ * or a group it belongs to. */
 static bool ipv4_is_for_us(struct net_if *iface, const struct in_addr *dst)
 {
-	if (net_if_ipv4_addr_lookup(dst, NULL))
-		return true;
+	if (net_ipv4_is_addr_mcast(dst)) {
+		struct net_if *found = iface;
+		return net_if_ipv4_maddr_lookup(dst, &found) != NULL;
+	}
 	if (net_ipv4_is_addr_bcast_all(dst) || net_if_ipv4_is_addr_bcast(iface, dst))
 		return true;
-	return false;
+	struct net_if *owner = NULL;
+	if (!net_if_ipv4_addr_lookup(dst, &owner))
+		return false;
+	/* Loopback addresses only ever arrive through the loopback interface (RFC 1122
+	 * 3.2.1.3); the host's other addresses arrive on any interface. */
+	return !net_ipv4_is_addr_loopback(dst) || owner == iface;
+}
+
+/* A source address no host may use (RFC 1122 3.2.1.3). */
+static bool ipv4_is_martian_src(struct net_if *iface, const struct in_addr *src)
+{
+	if (net_ipv4_is_addr_mcast(src) || net_ipv4_is_addr_bcast_all(src))
+		return true;
+	return net_ipv4_is_addr_loopback(src) && !(iface->flags & NET_IF_LOOPBACK);
 }
 
 enum net_verdict net_ipv4_input(struct net_pkt *pkt)
@@ -81,7 +97,7 @@ enum net_verdict net_ipv4_input(struct net_pkt *pkt)
 	struct in_addr src, dst;
 	memcpy(&src, hdr->src, sizeof(src));
 	memcpy(&dst, hdr->dst, sizeof(dst));
-	if (net_ipv4_is_addr_mcast(&src) || net_ipv4_is_addr_bcast_all(&src)) {
+	if (ipv4_is_martian_src(iface, &src)) {
 		NET_STATS_INC(iface, ip_errors.addrerr);
 		goto drop;
 	}
@@ -99,6 +115,7 @@ enum net_verdict net_ipv4_input(struct net_pkt *pkt)
 	/* Options are accepted and skipped. */
 	if (net_pkt_skip(pkt, hdr_len))
 		goto drop;
+	net_pkt_add_stats_tick(pkt);
 
 	switch (hdr->proto) {
 	case IPPROTO_ICMP:
@@ -106,6 +123,9 @@ enum net_verdict net_ipv4_input(struct net_pkt *pkt)
 		break;
 	case IPPROTO_UDP:
 		verdict = net_udp_input(pkt, hdr);
+		break;
+	case IPPROTO_IGMP:
+		verdict = net_ipv4_igmp_input(pkt, hdr);
 		break;
 	default:
 		LOG_DBG("protocol %u not supported", hdr->proto);
@@ -120,13 +140,16 @@ drop:
 	return NET_DROP;
 }
 
-int net_ipv4_create(struct net_pkt *pkt, const struct in_addr *src, const struct in_addr *dst)
+int net_ipv4_create_full(struct net_pkt *pkt, const struct in_addr *src,
+			 const struct in_addr *dst, const uint8_t *opts, uint8_t opts_len)
 {
 	NET_PKT_DATA_ACCESS_DEFINE(ipv4_access, struct net_ipv4_hdr);
+	if (opts_len % 4 || opts_len > 40)
+		return -EINVAL;
 	struct net_ipv4_hdr *hdr = net_pkt_get_data(pkt, &ipv4_access);
 	if (!hdr)
 		return -ENOBUFS;
-	hdr->vhl = 0x45;
+	hdr->vhl = (uint8_t)(0x40 | ((NET_IPV4_HDR_LEN + opts_len) / 4));
 	hdr->tos = (uint8_t)(pkt->priority << 5);
 	sys_put_be16(0, hdr->len);
 	unsigned key = irq_lock();
@@ -134,13 +157,23 @@ int net_ipv4_create(struct net_pkt *pkt, const struct in_addr *src, const struct
 	irq_unlock(key);
 	sys_put_be16(0, hdr->offset);
 	hdr->ttl = pkt->ipv4_ttl ? pkt->ipv4_ttl : IPV4_DEFAULT_TTL;
+	if (net_ipv4_is_addr_mcast(dst) && !pkt->ipv4_ttl)
+		hdr->ttl = pkt->iface ? pkt->iface->ipv4.mcast_ttl : 1;
 	hdr->proto = pkt->ip_proto;
 	hdr->chksum = 0;
 	memcpy(hdr->src, src, sizeof(*src));
 	memcpy(hdr->dst, dst, sizeof(*dst));
-	pkt->ip_hdr_len = NET_IPV4_HDR_LEN;
+	pkt->ip_hdr_len = (uint8_t)(NET_IPV4_HDR_LEN + opts_len);
 	pkt->family = AF_INET;
-	return net_pkt_set_data(pkt, &ipv4_access);
+	int ret = net_pkt_set_data(pkt, &ipv4_access);
+	if (!ret && opts_len)
+		ret = net_pkt_write(pkt, opts, opts_len);
+	return ret;
+}
+
+int net_ipv4_create(struct net_pkt *pkt, const struct in_addr *src, const struct in_addr *dst)
+{
+	return net_ipv4_create_full(pkt, src, dst, NULL, 0);
 }
 
 int net_ipv4_finalize(struct net_pkt *pkt, uint8_t next_header_proto)
@@ -159,7 +192,9 @@ int net_ipv4_finalize(struct net_pkt *pkt, uint8_t next_header_proto)
 	switch (next_header_proto) {
 	case IPPROTO_UDP:
 		return net_udp_finalize(pkt);
-	case IPPROTO_ICMP: {
+	case IPPROTO_ICMP:
+	case IPPROTO_IGMP: {
+		/* Both start with type, code, checksum; neither has a pseudo header. */
 		NET_PKT_DATA_ACCESS_DEFINE(icmp_access, struct net_icmp_hdr);
 		if (net_pkt_seek(pkt, pkt->ip_hdr_len))
 			return -ENOBUFS;
@@ -170,7 +205,7 @@ int net_ipv4_finalize(struct net_pkt *pkt, uint8_t next_header_proto)
 		net_pkt_set_data(pkt, &icmp_access);
 		if (!net_if_need_calc_tx_checksum(pkt->iface, NET_IF_CHECKSUM_IPV4_ICMP))
 			return 0;
-		uint16_t chksum = net_calc_chksum(pkt, IPPROTO_ICMP);
+		uint16_t chksum = net_calc_chksum(pkt, next_header_proto);
 		net_pkt_seek(pkt, pkt->ip_hdr_len);
 		icmp_hdr = net_pkt_get_data(pkt, &icmp_access);
 		icmp_hdr->chksum = htons(chksum);

@@ -34,6 +34,7 @@ int net_context_get(int family, int type, int proto, struct net_context **ctx)
 		c->type = (uint8_t)type;
 		c->proto = IPPROTO_UDP;
 		c->rcvtimeo_ms = -1;
+		c->sndtimeo_ms = -1;
 		k_mutex_init(&c->lock);
 		k_fifo_init(&c->recv_q);
 		*ctx = c;
@@ -77,6 +78,7 @@ static enum net_verdict context_recv(struct net_conn *conn, struct net_pkt *pkt,
 	pkt->context = ctx;
 	pkt->appdata_offset = (uint16_t)net_pkt_get_current_offset(pkt);
 	pkt->appdata_len = (uint16_t)(ntohs(udp_hdr->len) - NET_UDPH_LEN);
+	net_stats_update_rx_time(pkt->iface, pkt);
 	k_fifo_put(&ctx->recv_q, pkt);
 	return NET_OK;
 }
@@ -112,8 +114,8 @@ int net_context_bind(struct net_context *ctx, const struct sockaddr_in *addr)
 	k_mutex_lock(&ctx->lock, K_FOREVER);
 	if (ctx->conn_handler)
 		net_conn_unregister(ctx->conn_handler);
-	int ret = net_conn_register(IPPROTO_UDP, NULL, &local, context_recv, ctx,
-				    &ctx->conn_handler);
+	int ret = net_conn_register(IPPROTO_UDP, ctx->connected ? &ctx->remote : NULL, &local,
+				    context_recv, ctx, &ctx->conn_handler);
 	if (ret == 0) {
 		ctx->local = local;
 		ctx->bound = true;
@@ -123,9 +125,58 @@ int net_context_bind(struct net_context *ctx, const struct sockaddr_in *addr)
 	return ret == -EALREADY ? -EADDRINUSE : ret;
 }
 
+int net_context_connect(struct net_context *ctx, const struct sockaddr_in *addr)
+{
+	if (addr->sin_family != AF_INET)
+		return -EAFNOSUPPORT;
+	if (addr->sin_port == 0 || net_ipv4_is_addr_unspecified(&addr->sin_addr))
+		return -EDESTADDRREQ;
+	if (!net_if_ipv4_select_src_iface(&addr->sin_addr))
+		return -ENETUNREACH;
+	k_mutex_lock(&ctx->lock, K_FOREVER);
+	ctx->remote = *addr;
+	ctx->connected = true;
+	struct sockaddr_in local = ctx->local;
+	bool bound = ctx->bound;
+	k_mutex_unlock(&ctx->lock);
+	/* (Re)binding registers the connection with the peer as a filter. */
+	if (!bound) {
+		local.sin_family = AF_INET;
+		local.sin_port = 0;
+		local.sin_addr.s_addr = INADDR_ANY;
+	}
+	k_mutex_lock(&contexts_lock, K_FOREVER);
+	k_mutex_lock(&ctx->lock, K_FOREVER);
+	if (ctx->conn_handler)
+		net_conn_unregister(ctx->conn_handler);
+	ctx->conn_handler = NULL;
+	ctx->bound = false;
+	k_mutex_unlock(&ctx->lock);
+	k_mutex_unlock(&contexts_lock);
+	return net_context_bind(ctx, &local);
+}
+
+int net_context_mcast(struct net_context *ctx, struct net_if *iface, const struct in_addr *group,
+		      bool join)
+{
+	UNUSED(ctx);
+	if (!net_ipv4_is_addr_mcast(group))
+		return -EINVAL;
+	if (!iface)
+		iface = net_if_get_default();
+	if (!iface)
+		return -ENODEV;
+	return join ? net_ipv4_igmp_join(iface, group) : net_ipv4_igmp_leave(iface, group);
+}
+
 int net_context_sendto(struct net_context *ctx, const void *buf, size_t len,
 		       const struct sockaddr_in *dst, k_timeout_t timeout)
 {
+	if (!dst) {
+		if (!ctx->connected)
+			return -EDESTADDRREQ;
+		dst = &ctx->remote;
+	}
 	if (dst->sin_family != AF_INET)
 		return -EAFNOSUPPORT;
 	if (dst->sin_port == 0 || net_ipv4_is_addr_unspecified(&dst->sin_addr))
@@ -174,9 +225,23 @@ out:
 	return ret;
 }
 
-struct net_pkt *net_context_recv_pkt(struct net_context *ctx, k_timeout_t timeout)
+struct net_pkt *net_context_recv_pkt(struct net_context *ctx, k_timeout_t timeout, bool peek)
 {
-	struct net_pkt *pkt = k_fifo_get(&ctx->recv_q, timeout);
+	struct net_pkt *pkt;
+	if (!peek) {
+		pkt = k_fifo_get(&ctx->recv_q, timeout);
+	} else {
+		/* Wait for data without taking it, then take a reference to the head. */
+		struct k_poll_event ev;
+		k_poll_event_init(&ev, K_POLL_TYPE_FIFO_DATA_AVAILABLE, &ctx->recv_q);
+		if (k_poll(&ev, 1, timeout))
+			return NULL;
+		unsigned key = irq_lock();
+		pkt = k_fifo_peek_head(&ctx->recv_q);
+		if (pkt)
+			net_pkt_ref(pkt);
+		irq_unlock(key);
+	}
 	if (!pkt)
 		return NULL;
 	net_pkt_seek(pkt, pkt->appdata_offset);

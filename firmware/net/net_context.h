@@ -16,10 +16,12 @@ struct net_context {
 	struct net_if *iface;
 	struct sockaddr_in local; /* bound address and port (network order) */
 	struct k_fifo recv_q; /* poll() waits on it with K_POLL_TYPE_FIFO_DATA_AVAILABLE */
+	struct sockaddr_in remote; /* the peer of a connected socket */
 	int32_t rcvtimeo_ms; /* -1: block forever */
+	int32_t sndtimeo_ms;
 	uint32_t rx_drops;
 	uint8_t family, type, proto;
-	bool in_use, bound;
+	bool in_use, bound, connected;
 };
 
 /* 0 and a new context, or -EAFNOSUPPORT / -EPROTONOSUPPORT / -ENOMEM. */
@@ -28,11 +30,17 @@ int net_context_get(int family, int type, int proto, struct net_context **ctx);
 int net_context_put(struct net_context *ctx);
 /* 0, or -EINVAL / -EADDRINUSE / -EADDRNOTAVAIL. Port 0: an ephemeral port. */
 int net_context_bind(struct net_context *ctx, const struct sockaddr_in *addr);
-/* Sends one datagram. Returns len, or a negative errno. */
+/* Sets the peer (binding first if needed): only its datagrams arrive from now on. */
+int net_context_connect(struct net_context *ctx, const struct sockaddr_in *addr);
+/* Sends one datagram (dst NULL: to the connected peer). Returns len, or a negative errno. */
 int net_context_sendto(struct net_context *ctx, const void *buf, size_t len,
 		       const struct sockaddr_in *dst, k_timeout_t timeout);
-/* The next received packet (its cursor at the payload), NULL on timeout. */
-struct net_pkt *net_context_recv_pkt(struct net_context *ctx, k_timeout_t timeout);
+/* The next received packet (its cursor at the payload), NULL on timeout. peek: it stays
+ * queued (the caller gets a reference of its own). */
+struct net_pkt *net_context_recv_pkt(struct net_context *ctx, k_timeout_t timeout, bool peek);
+/* Joins (true) or leaves a multicast group on iface. */
+int net_context_mcast(struct net_context *ctx, struct net_if *iface, const struct in_addr *group,
+		      bool join);
 bool net_context_readable(struct net_context *ctx);
 
 #endif

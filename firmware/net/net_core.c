@@ -53,12 +53,14 @@ int net_recv_data(struct net_if *iface, struct net_pkt *pkt)
 	pkt->iface = iface;
 	pkt->overwrite = true;
 	net_pkt_cursor_init(pkt);
+	net_pkt_add_stats_tick(pkt);
 	net_tc_submit_to_rx_queue(net_rx_priority2tc(pkt->priority), pkt);
 	core_stats.rx_queued++;
 	return 0;
 }
 
-/* Refuses what must never leave: loopback and unspecified destinations. */
+/* Refuses what must never leave: unspecified destinations, and loopback destinations on
+ * an interface that is not the loopback. */
 static int check_ip_dst(struct net_pkt *pkt)
 {
 	if (pkt->family != AF_INET)
@@ -66,8 +68,9 @@ static int check_ip_dst(struct net_pkt *pkt)
 	struct net_ipv4_hdr *hdr = net_pkt_ip_hdr(pkt);
 	struct in_addr dst;
 	memcpy(&dst, hdr->dst, sizeof(dst));
-	if (net_ipv4_is_addr_loopback(&dst) || net_ipv4_is_addr_unspecified(&dst)) {
-		LOG_DBG("no loopback: dropped");
+	if (net_ipv4_is_addr_unspecified(&dst) ||
+	    (net_ipv4_is_addr_loopback(&dst) && !(pkt->iface->flags & NET_IF_LOOPBACK))) {
+		LOG_DBG("bad destination: dropped");
 		return -EINVAL;
 	}
 	return 0;
@@ -86,6 +89,7 @@ int net_send_data(struct net_pkt *pkt)
 	if (pkt->family == AF_INET)
 		NET_STATS_INC(iface, ipv4.sent);
 	NET_STATS_ADD(iface, bytes.sent, net_pkt_get_len(pkt));
+	net_pkt_add_stats_tick(pkt);
 	if (net_if_send_data(iface, pkt) == NET_DROP)
 		return -EIO;
 	return 0;
@@ -103,9 +107,11 @@ void net_init(void)
 {
 	net_pkt_init();
 	net_icmpv4_init();
+	net_ipv4_igmp_init();
 	net_arp_init();
 	net_context_init();
 	net_tc_tx_init(process_tx_packet);
 	net_tc_rx_init(process_rx_packet);
+	net_loopback_init();
 	LOG_INF("network stack up");
 }

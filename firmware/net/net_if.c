@@ -7,26 +7,52 @@
 
 LOG_MODULE_REGISTER(net_if, LOG_LEVEL_INF);
 
-static struct net_if *default_iface;
+static struct net_if *ifaces[NET_IF_MAX];
+static int n_ifaces;
 
 void net_if_register(struct net_if *iface)
 {
+	if (n_ifaces == NET_IF_MAX)
+		k_panic("net_if: too many interfaces");
 	iface->link_addr.addr = iface->mac;
 	iface->link_addr.len = NET_ETH_ADDR_LEN;
 	if (!iface->mtu)
 		iface->mtu = NET_ETH_MTU;
 	if (!iface->ipv4.ttl)
 		iface->ipv4.ttl = 64;
-	if (!default_iface)
-		default_iface = iface;
-	LOG_INF("%s: %s, MAC %02x:%02x:%02x:%02x:%02x:%02x", iface->name, iface->l2->name,
-		iface->mac[0], iface->mac[1], iface->mac[2], iface->mac[3], iface->mac[4],
-		iface->mac[5]);
+	if (!iface->ipv4.mcast_ttl)
+		iface->ipv4.mcast_ttl = 1;
+	ifaces[n_ifaces++] = iface;
+	if (iface->flags & NET_IF_LOOPBACK)
+		LOG_INF("%s: %s", iface->name, iface->l2->name);
+	else
+		LOG_INF("%s: %s, MAC %02x:%02x:%02x:%02x:%02x:%02x", iface->name, iface->l2->name,
+			iface->mac[0], iface->mac[1], iface->mac[2], iface->mac[3], iface->mac[4],
+			iface->mac[5]);
+}
+
+int net_if_count(void)
+{
+	return n_ifaces;
+}
+
+struct net_if *net_if_get(int index)
+{
+	return index >= 0 && index < n_ifaces ? ifaces[index] : NULL;
+}
+
+void net_if_foreach(void (*fn)(struct net_if *iface, void *ctx), void *ctx)
+{
+	for (int i = 0; i < n_ifaces; i++)
+		fn(ifaces[i], ctx);
 }
 
 struct net_if *net_if_get_default(void)
 {
-	return default_iface;
+	for (int i = 0; i < n_ifaces; i++)
+		if (!(ifaces[i]->flags & NET_IF_LOOPBACK))
+			return ifaces[i];
+	return n_ifaces ? ifaces[0] : NULL;
 }
 
 void net_if_up(struct net_if *iface)
@@ -45,9 +71,10 @@ void net_if_carrier_on(struct net_if *iface)
 	bool was = iface->flags & NET_IF_CARRIER;
 	iface->flags |= NET_IF_CARRIER;
 	irq_unlock(key);
-	if (!was) {
+	if (!was && !(iface->flags & NET_IF_LOOPBACK)) {
 		LOG_INF("%s: link up", iface->name);
 		net_arp_announce(iface);
+		net_ipv4_igmp_iface_up(iface);
 	}
 }
 
@@ -57,7 +84,7 @@ void net_if_carrier_off(struct net_if *iface)
 	bool was = iface->flags & NET_IF_CARRIER;
 	iface->flags &= ~NET_IF_CARRIER;
 	irq_unlock(key);
-	if (was) {
+	if (was && !(iface->flags & NET_IF_LOOPBACK)) {
 		LOG_INF("%s: link down", iface->name);
 		net_arp_clear_cache(iface);
 	}
@@ -85,16 +112,23 @@ void net_if_ipv4_set_gw(struct net_if *iface, const struct in_addr *gw)
 	iface->ipv4.gw = *gw;
 }
 
-struct net_if_addr *net_if_ipv4_addr_lookup(const struct in_addr *addr, struct net_if **ret)
+static struct net_if_addr *iface_addr_lookup(struct net_if *iface, const struct in_addr *addr)
 {
-	struct net_if *iface = default_iface;
-	if (!iface)
-		return NULL;
 	for (int i = 0; i < NET_IF_MAX_IPV4_ADDR; i++) {
 		struct net_if_addr *a = &iface->ipv4.unicast[i];
-		if (a->is_used && net_ipv4_addr_cmp(&a->address, addr)) {
+		if (a->is_used && net_ipv4_addr_cmp(&a->address, addr))
+			return a;
+	}
+	return NULL;
+}
+
+struct net_if_addr *net_if_ipv4_addr_lookup(const struct in_addr *addr, struct net_if **ret)
+{
+	for (int i = 0; i < n_ifaces; i++) {
+		struct net_if_addr *a = iface_addr_lookup(ifaces[i], addr);
+		if (a) {
 			if (ret)
-				*ret = iface;
+				*ret = ifaces[i];
 			return a;
 		}
 	}
@@ -144,11 +178,69 @@ const struct in_addr *net_if_ipv4_select_src_addr(struct net_if *iface,
 
 struct net_if *net_if_ipv4_select_src_iface(const struct in_addr *dst)
 {
-	struct net_if *iface = default_iface;
-	if (iface && (net_if_ipv4_addr_mask_cmp(iface, dst) ||
-		      !net_ipv4_is_addr_unspecified(&iface->ipv4.gw) ||
-		      net_ipv4_is_addr_bcast_all(dst)))
-		return iface;
+	/* Loopback destinations stay in the loopback interface; an on-link destination
+	 * picks its interface; anything else takes the default route. */
+	for (int i = 0; i < n_ifaces; i++) {
+		struct net_if *iface = ifaces[i];
+		bool lo = iface->flags & NET_IF_LOOPBACK;
+		if (net_ipv4_is_addr_loopback(dst) ? lo : (!lo && net_if_ipv4_addr_mask_cmp(iface, dst)))
+			return iface;
+	}
+	struct net_if *def = net_if_get_default();
+	if (def && !net_ipv4_is_addr_loopback(dst) &&
+	    (!net_ipv4_is_addr_unspecified(&def->ipv4.gw) || net_ipv4_is_addr_bcast_all(dst) ||
+	     net_ipv4_is_addr_mcast(dst)))
+		return def;
+	return NULL;
+}
+
+struct net_if_mcast_addr *net_if_ipv4_maddr_add(struct net_if *iface, const struct in_addr *addr)
+{
+	if (!net_ipv4_is_addr_mcast(addr))
+		return NULL;
+	struct net_if_mcast_addr *free_slot = NULL;
+	for (int i = 0; i < NET_IF_MAX_IPV4_MADDR; i++) {
+		struct net_if_mcast_addr *m = &iface->ipv4.mcast[i];
+		if (m->is_used && net_ipv4_addr_cmp(&m->address, addr))
+			return m;
+		if (!m->is_used && !free_slot)
+			free_slot = m;
+	}
+	if (free_slot) {
+		memset(free_slot, 0, sizeof(*free_slot));
+		free_slot->address = *addr;
+		free_slot->is_used = true;
+	}
+	return free_slot;
+}
+
+int net_if_ipv4_maddr_rm(struct net_if *iface, const struct in_addr *addr)
+{
+	for (int i = 0; i < NET_IF_MAX_IPV4_MADDR; i++) {
+		struct net_if_mcast_addr *m = &iface->ipv4.mcast[i];
+		if (m->is_used && net_ipv4_addr_cmp(&m->address, addr)) {
+			m->is_used = false;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+struct net_if_mcast_addr *net_if_ipv4_maddr_lookup(const struct in_addr *addr,
+						   struct net_if **iface)
+{
+	for (int i = 0; i < n_ifaces; i++) {
+		if (iface && *iface && *iface != ifaces[i])
+			continue;
+		for (int j = 0; j < NET_IF_MAX_IPV4_MADDR; j++) {
+			struct net_if_mcast_addr *m = &ifaces[i]->ipv4.mcast[j];
+			if (m->is_used && net_ipv4_addr_cmp(&m->address, addr)) {
+				if (iface)
+					*iface = ifaces[i];
+				return m;
+			}
+		}
+	}
 	return NULL;
 }
 
@@ -173,6 +265,7 @@ enum net_verdict net_if_send_data(struct net_if *iface, struct net_pkt *pkt)
 void net_if_tx(struct net_if *iface, struct net_pkt *pkt)
 {
 	enum net_verdict verdict = NET_DROP;
+	net_pkt_add_stats_tick(pkt);
 	if (likely(net_if_is_up(iface)))
 		verdict = iface->l2->send(iface, pkt);
 	if (verdict == NET_DROP) {

@@ -43,6 +43,7 @@ static struct net_pkt *pkt_alloc(struct k_fifo *slab, struct net_if *iface, k_ti
 		return NULL;
 	}
 	memset(pkt, 0, sizeof(*pkt));
+	pkt->timestamp = k_cycle_get_32();
 	pkt->slab = slab;
 	pkt->ref = 1;
 	pkt->iface = iface;
@@ -53,13 +54,13 @@ static struct net_pkt *pkt_alloc(struct k_fifo *slab, struct net_if *iface, k_ti
 	return pkt;
 }
 
-/* A chain of buffers with room for size bytes. */
+/* A chain of buffers with room for size bytes, allocated before deadline. */
 static struct net_buf *pkt_alloc_buffer(struct net_buf_pool *pool, size_t size,
-					k_timeout_t timeout)
+					k_timepoint_t deadline)
 {
 	struct net_buf *first = NULL, *last = NULL;
 	while (size > 0 || !first) {
-		struct net_buf *buf = net_buf_alloc(pool, timeout);
+		struct net_buf *buf = net_buf_alloc(pool, sys_timepoint_timeout(deadline));
 		if (!buf) {
 			if (first)
 				net_buf_unref(first);
@@ -85,6 +86,8 @@ static size_t pkt_hdr_len(uint8_t family, uint8_t proto)
 		len += NET_UDPH_LEN;
 	else if (proto == IPPROTO_ICMP)
 		len += NET_ICMPH_LEN + 4; /* echo: id and sequence */
+	else if (proto == IPPROTO_IGMP)
+		len += NET_IGMPH_LEN;
 	return len;
 }
 
@@ -92,12 +95,14 @@ static struct net_pkt *pkt_alloc_with_buffer(struct k_fifo *slab, struct net_buf
 					     struct net_if *iface, size_t size, uint8_t family,
 					     uint8_t proto, k_timeout_t timeout)
 {
+	/* One deadline for the packet and all its buffers. */
+	k_timepoint_t deadline = sys_timepoint_calc(timeout);
 	struct net_pkt *pkt = pkt_alloc(slab, iface, timeout);
 	if (!pkt)
 		return NULL;
 	pkt->family = family;
 	pkt->ip_proto = proto;
-	pkt->buffer = pkt_alloc_buffer(pool, size, timeout);
+	pkt->buffer = pkt_alloc_buffer(pool, size, deadline);
 	if (!pkt->buffer) {
 		net_pkt_unref(pkt);
 		return NULL;
@@ -120,6 +125,32 @@ struct net_pkt *net_pkt_rx_alloc_with_buffer(struct net_if *iface, size_t size, 
 					     uint8_t proto, k_timeout_t timeout)
 {
 	return pkt_alloc_with_buffer(&rx_pkt_slab, &rx_bufs, iface, size, family, proto, timeout);
+}
+
+struct net_pkt *net_pkt_rx_clone(struct net_pkt *pkt, k_timeout_t timeout)
+{
+	size_t len = net_pkt_get_len(pkt);
+	struct net_pkt *clone = pkt_alloc_with_buffer(&rx_pkt_slab, &rx_bufs, pkt->iface, len,
+						      pkt->family, pkt->ip_proto, timeout);
+	if (!clone)
+		return NULL;
+	struct net_pkt_cursor backup;
+	bool overwrite = pkt->overwrite;
+	net_pkt_cursor_backup(pkt, &backup);
+	net_pkt_seek(pkt, 0);
+	int ret = net_pkt_copy(clone, pkt, len);
+	net_pkt_cursor_restore(pkt, &backup);
+	net_pkt_set_overwrite(pkt, overwrite);
+	if (ret) {
+		net_pkt_unref(clone);
+		return NULL;
+	}
+	clone->priority = pkt->priority;
+	clone->ll_proto_type = pkt->ll_proto_type;
+	clone->ip_hdr_len = pkt->ip_hdr_len;
+	clone->timestamp = pkt->timestamp;
+	net_pkt_cursor_init(clone);
+	return clone;
 }
 
 struct net_buf *net_pkt_get_frag(struct net_pkt *pkt, size_t min_len, k_timeout_t timeout)

@@ -16,8 +16,9 @@
 /* ---- Checksums (checksum.c) ---- */
 /* The IPv4 header checksum over the ip_hdr_len bytes at the start of pkt (host order). */
 uint16_t net_calc_chksum_ipv4(struct net_pkt *pkt);
-/* The checksum of an upper-layer protocol (UDP, ICMP) over its header and data, with the
- * IPv4 pseudo header for UDP (host order). A received packet checks out when this is 0. */
+/* The checksum of an upper-layer protocol (UDP, ICMP, IGMP) over its header and data, with
+ * the IPv4 pseudo header for UDP (host order). A received packet checks out when this is
+ * 0. */
 uint16_t net_calc_chksum(struct net_pkt *pkt, uint8_t proto);
 
 /* ---- IPv4 (ipv4.c) ---- */
@@ -27,8 +28,10 @@ static inline struct net_ipv4_hdr *net_pkt_ip_hdr(const struct net_pkt *pkt)
 	return (struct net_ipv4_hdr *)pkt->buffer->data;
 }
 enum net_verdict net_ipv4_input(struct net_pkt *pkt);
-/* Writes an IPv4 header (options none) at the cursor; the length and checksum come in
- * net_ipv4_finalize. */
+/* Writes an IPv4 header at the cursor (opts: options, a multiple of 4 bytes, or NULL);
+ * the length and checksum come in net_ipv4_finalize. */
+int net_ipv4_create_full(struct net_pkt *pkt, const struct in_addr *src,
+			 const struct in_addr *dst, const uint8_t *opts, uint8_t opts_len);
 int net_ipv4_create(struct net_pkt *pkt, const struct in_addr *src, const struct in_addr *dst);
 /* Fills in total length, the header checksum and the upper protocol's checksum. */
 int net_ipv4_finalize(struct net_pkt *pkt, uint8_t next_header_proto);
@@ -52,6 +55,15 @@ void net_icmpv4_init(void);
 #define NET_ICMPV4_DST_UNREACH 3
 #define NET_ICMPV4_ECHO_REQUEST 8
 #define NET_ICMPV4_DST_UNREACH_NO_PORT 3
+
+/* ---- IGMPv2 (igmp.c, RFC 2236) ---- */
+enum net_verdict net_ipv4_igmp_input(struct net_pkt *pkt, struct net_ipv4_hdr *ip_hdr);
+/* Joins / leaves a group on iface (reports go out while the link is up). */
+int net_ipv4_igmp_join(struct net_if *iface, const struct in_addr *group);
+int net_ipv4_igmp_leave(struct net_if *iface, const struct in_addr *group);
+/* The link came up: join all-systems, announce the groups again. */
+void net_ipv4_igmp_iface_up(struct net_if *iface);
+void net_ipv4_igmp_init(void);
 
 /* ---- UDP (udp.c) ---- */
 enum net_verdict net_udp_input(struct net_pkt *pkt, struct net_ipv4_hdr *ip_hdr);
@@ -104,6 +116,9 @@ void net_eth_l2_init(void);
 
 /* ---- Sockets / contexts (net_context.c) ---- */
 void net_context_init(void);
+
+/* ---- Loopback interface (loopback.c) ---- */
+void net_loopback_init(void);
 
 /* ---- Core (net_core.c) ---- */
 /* Processes one packet through L2 and L3 (RX thread). */

@@ -14,6 +14,8 @@ struct socket_op_vtable {
 	ssize_t (*recvfrom)(void *obj, void *buf, size_t max_len, int flags,
 			    struct sockaddr *src_addr, socklen_t *addrlen);
 	int (*bind)(void *obj, const struct sockaddr *addr, socklen_t addrlen);
+	int (*connect)(void *obj, const struct sockaddr *addr, socklen_t addrlen);
+	int (*getsockname)(void *obj, struct sockaddr *addr, socklen_t *addrlen);
 	int (*setsockopt)(void *obj, int level, int optname, const void *optval,
 			  socklen_t optlen);
 	/* Fills *ev with what to wait on for pfd (at most one event). Returns 1 when pfd is
@@ -121,11 +123,14 @@ static ssize_t sock_sendto_ctx(void *obj, const void *buf, size_t len, int flags
 			       const struct sockaddr *dest_addr, socklen_t addrlen)
 {
 	struct net_context *ctx = obj;
-	const struct sockaddr_in *dst;
-	int ret = sock_addr_in(dest_addr, addrlen, &dst);
-	if (ret)
-		return ret;
-	k_timeout_t timeout = (flags & MSG_DONTWAIT) ? K_NO_WAIT : NET_BUF_TIMEOUT;
+	const struct sockaddr_in *dst = NULL;
+	if (dest_addr) {
+		int ret = sock_addr_in(dest_addr, addrlen, &dst);
+		if (ret)
+			return ret;
+	}
+	k_timeout_t timeout = (flags & MSG_DONTWAIT) ? K_NO_WAIT
+						     : k_timeout_from_ms(ctx->sndtimeo_ms);
 	return net_context_sendto(ctx, buf, len, dst, timeout);
 }
 
@@ -152,18 +157,39 @@ static ssize_t sock_recvfrom_ctx(void *obj, void *buf, size_t max_len, int flags
 	struct net_context *ctx = obj;
 	k_timeout_t timeout = (flags & MSG_DONTWAIT) ? K_NO_WAIT
 						     : k_timeout_from_ms(ctx->rcvtimeo_ms);
-	struct net_pkt *pkt = net_context_recv_pkt(ctx, timeout);
+	struct net_pkt *pkt = net_context_recv_pkt(ctx, timeout, (flags & MSG_PEEK) != 0);
 	if (!pkt)
 		return -EAGAIN;
 	size_t len = MIN(max_len, (size_t)pkt->appdata_len);
 	if (src_addr && addrlen)
 		sock_fill_src(pkt, src_addr, addrlen);
 	int ret = net_pkt_read(pkt, buf, len);
+	size_t full = pkt->appdata_len;
 	net_pkt_unref(pkt);
 	if (ret)
 		return -EIO;
 	/* A datagram longer than buf is truncated; the rest is gone, as POSIX says. */
-	return (ssize_t)len;
+	return (ssize_t)((flags & MSG_TRUNC) ? full : len);
+}
+
+static int sock_connect_ctx(void *obj, const struct sockaddr *addr, socklen_t addrlen)
+{
+	const struct sockaddr_in *sin;
+	int ret = sock_addr_in(addr, addrlen, &sin);
+	if (ret)
+		return ret;
+	return net_context_connect(obj, sin);
+}
+
+static int sock_getsockname_ctx(void *obj, struct sockaddr *addr, socklen_t *addrlen)
+{
+	struct net_context *ctx = obj;
+	struct sockaddr_in sin = ctx->local;
+	sin.sin_family = AF_INET;
+	socklen_t n = MIN(*addrlen, (socklen_t)sizeof(sin));
+	memcpy(addr, &sin, n);
+	*addrlen = sizeof(sin);
+	return 0;
 }
 
 static int sock_bind_ctx(void *obj, const struct sockaddr *addr, socklen_t addrlen)
@@ -175,16 +201,39 @@ static int sock_bind_ctx(void *obj, const struct sockaddr *addr, socklen_t addrl
 	return net_context_bind(obj, sin);
 }
 
+/* The interface an ip_mreqn names (NULL: the default one). */
+static struct net_if *mreq_iface(const struct ip_mreqn *mreq)
+{
+	if (mreq->imr_ifindex > 0)
+		return net_if_get(mreq->imr_ifindex - 1);
+	struct net_if *iface = NULL;
+	if (!net_ipv4_is_addr_unspecified(&mreq->imr_address))
+		net_if_ipv4_addr_lookup(&mreq->imr_address, &iface);
+	return iface;
+}
+
 static int sock_setsockopt_ctx(void *obj, int level, int optname, const void *optval,
 			       socklen_t optlen)
 {
 	struct net_context *ctx = obj;
-	if (level != SOL_SOCKET || optname != SO_RCVTIMEO)
-		return -ENOPROTOOPT;
-	if (!optval || optlen < sizeof(int32_t))
+	if (!optval)
 		return -EINVAL;
-	memcpy(&ctx->rcvtimeo_ms, optval, sizeof(int32_t));
-	return 0;
+	if (level == SOL_SOCKET && (optname == SO_RCVTIMEO || optname == SO_SNDTIMEO)) {
+		if (optlen < sizeof(int32_t))
+			return -EINVAL;
+		memcpy(optname == SO_RCVTIMEO ? &ctx->rcvtimeo_ms : &ctx->sndtimeo_ms, optval,
+		       sizeof(int32_t));
+		return 0;
+	}
+	if (level == IPPROTO_IP && (optname == IP_ADD_MEMBERSHIP || optname == IP_DROP_MEMBERSHIP)) {
+		struct ip_mreqn mreq;
+		if (optlen < sizeof(mreq))
+			return -EINVAL;
+		memcpy(&mreq, optval, sizeof(mreq));
+		return net_context_mcast(ctx, mreq_iface(&mreq), &mreq.imr_multiaddr,
+					 optname == IP_ADD_MEMBERSHIP);
+	}
+	return -ENOPROTOOPT;
 }
 
 static int sock_poll_prepare_ctx(void *obj, struct pollfd *pfd, struct k_poll_event *ev)
@@ -219,6 +268,8 @@ static const struct socket_op_vtable sock_udp_vtable = {
 	.sendto = sock_sendto_ctx,
 	.recvfrom = sock_recvfrom_ctx,
 	.bind = sock_bind_ctx,
+	.connect = sock_connect_ctx,
+	.getsockname = sock_getsockname_ctx,
 	.setsockopt = sock_setsockopt_ctx,
 	.poll_prepare = sock_poll_prepare_ctx,
 	.poll_update = sock_poll_update_ctx,
@@ -280,6 +331,36 @@ ssize_t zsock_recvfrom(int sock, void *buf, size_t max_len, int flags, struct so
 	if (!obj)
 		return -1;
 	return sock_result(vt->recvfrom(obj, buf, max_len, flags, src_addr, addrlen));
+}
+
+int zsock_connect(int sock, const struct sockaddr *addr, socklen_t addrlen)
+{
+	const struct socket_op_vtable *vt;
+	void *obj = get_sock_vtable(sock, &vt);
+	if (!obj)
+		return -1;
+	return (int)sock_result(vt->connect(obj, addr, addrlen));
+}
+
+int zsock_getsockname(int sock, struct sockaddr *addr, socklen_t *addrlen)
+{
+	const struct socket_op_vtable *vt;
+	void *obj = get_sock_vtable(sock, &vt);
+	if (!obj)
+		return -1;
+	if (!addr || !addrlen)
+		return (int)sock_result(-EINVAL);
+	return (int)sock_result(vt->getsockname(obj, addr, addrlen));
+}
+
+ssize_t zsock_send(int sock, const void *buf, size_t len, int flags)
+{
+	return zsock_sendto(sock, buf, len, flags, NULL, 0);
+}
+
+ssize_t zsock_recv(int sock, void *buf, size_t max_len, int flags)
+{
+	return zsock_recvfrom(sock, buf, max_len, flags, NULL, NULL);
 }
 
 int zsock_setsockopt(int sock, int level, int optname, const void *optval, socklen_t optlen)
@@ -345,19 +426,15 @@ int zsock_poll(struct pollfd *fds, int nfds, int timeout)
 	if (nfds < 0 || nfds > SOCK_MAX_FDS)
 		return (int)sock_result(-EINVAL);
 	struct k_poll_event events[SOCK_MAX_FDS];
-	int64_t end = timeout > 0 ? k_uptime_ticks() + K_MSEC(timeout).ticks : 0;
+	k_timepoint_t deadline = sys_timepoint_calc(k_timeout_from_ms(timeout));
 
 	for (;;) {
 		int ready = poll_prepare(fds, nfds, events);
 		if (ready || timeout == 0)
 			return ready;
-		k_timeout_t wait = K_FOREVER;
-		if (timeout > 0) {
-			int64_t left = end - k_uptime_ticks();
-			if (left <= 0)
-				return 0;
-			wait = K_TICKS((k_ticks_t)left);
-		}
+		k_timeout_t wait = sys_timepoint_timeout(deadline);
+		if (k_timeout_is_no_wait(wait))
+			return 0;
 		if (k_poll(events, nfds, wait) == -EAGAIN)
 			return 0;
 		ready = poll_update(fds, nfds, events);

@@ -35,6 +35,15 @@ LOG_MODULE_REGISTER(cdc_ecm, LOG_LEVEL_INF);
 #define ECM_NOTIFY_NETWORK_CONNECTION 0x00
 #define ECM_NOTIFY_CONNECTION_SPEED_CHANGE 0x2A
 #define ECM_FULL_SPEED_BPS 12000000u
+/* Packet filter bits (CDC ECM 1.2 table 8): what the host wants forwarded to it. */
+#define ECM_FILTER_PROMISCUOUS 0x01u
+#define ECM_FILTER_ALL_MULTICAST 0x02u
+#define ECM_FILTER_DIRECTED 0x04u
+#define ECM_FILTER_BROADCAST 0x08u
+#define ECM_FILTER_MULTICAST 0x10u /* groups of the multicast filter list (none here) */
+/* Until the host sets its filter: everything but promiscuous mode. */
+#define ECM_FILTER_DEFAULT \
+	(ECM_FILTER_ALL_MULTICAST | ECM_FILTER_DIRECTED | ECM_FILTER_BROADCAST | ECM_FILTER_MULTICAST)
 
 #define ECM_IFACE_COMM 0 /* relative to the class's first interface */
 #define ECM_IFACE_DATA 1
@@ -48,6 +57,8 @@ struct cdc_ecm {
 	uint8_t rx_queued;       /* OUT transfers waiting for frames */
 	uint8_t data_alt;
 	uint8_t notify_pending;  /* notifications queued, not yet taken by the host */
+	uint16_t packet_filter;  /* the host's SET_ETHERNET_PACKET_FILTER */
+	uint8_t host_mac[6];
 	struct cdc_ecm_stats stats;
 	char mac_string[13];
 };
@@ -207,6 +218,19 @@ static int ecm_request(struct usbd_class *c, struct net_buf *buf, int err)
 
 /* ---- Send: the network interface's device ---- */
 
+/* Whether the host's packet filter lets a frame for dst through to it. */
+static bool ecm_host_accepts(const uint8_t *dst)
+{
+	uint16_t f = ecm.packet_filter;
+	if (f & ECM_FILTER_PROMISCUOUS)
+		return true;
+	if (net_eth_is_addr_broadcast((const struct net_eth_addr *)dst))
+		return (f & ECM_FILTER_BROADCAST) != 0;
+	if (dst[0] & 0x01)
+		return (f & ECM_FILTER_ALL_MULTICAST) != 0;
+	return (f & ECM_FILTER_DIRECTED) && memcmp(dst, ecm.host_mac, 6) == 0;
+}
+
 static int ecm_send(struct net_if *iface, struct net_pkt *pkt)
 {
 	UNUSED(iface);
@@ -229,6 +253,14 @@ static int ecm_send(struct net_if *iface, struct net_pkt *pkt)
 	if (net_pkt_read(pkt, net_buf_add(buf, len), len)) {
 		usbd_ep_buf_free(buf);
 		ret = -EIO;
+		goto out;
+	}
+	if (!ecm_host_accepts(buf->data)) {
+		/* Not for the host: as good as sent on a real Ethernet. */
+		LOG_DBG("filtered by the host's packet filter");
+		ecm.stats.tx_filtered++;
+		usbd_ep_buf_free(buf);
+		ret = 0;
 		goto out;
 	}
 	udc_ep_buf_set_zlp(buf); /* a frame of whole packets ends with a zero-length one */
@@ -330,8 +362,9 @@ static int ecm_control(struct usbd_class *c, const struct usb_setup_packet *setu
 	UNUSED(len);
 	switch (setup->bRequest) {
 	case ECM_SET_ETHERNET_PACKET_FILTER:
+		ecm.packet_filter = setup->wValue;
 		ecm.stats.packet_filter = setup->wValue;
-		net_eth_set_filter(&ecm.iface, setup->wValue);
+		LOG_INF("host packet filter 0x%02x", setup->wValue);
 		return 0;
 	case ECM_SET_ETHERNET_MULTICAST_FILTERS:
 		/* No multicast filter slots (wNumberMCFilters 0): accepted, nothing kept. */
@@ -359,6 +392,8 @@ struct net_if *cdc_ecm_init(const uint8_t mac[6], const uint8_t host_mac[6])
 	ecm.cls.priv = &ecm;
 	k_mutex_init(&ecm.tx_lock);
 	k_sem_init(&ecm.tx_done, 0, 1);
+	ecm.packet_filter = ECM_FILTER_DEFAULT;
+	memcpy(ecm.host_mac, host_mac, sizeof(ecm.host_mac));
 
 	/* iMACAddress: exactly 12 hex digits (Linux rejects anything else). */
 	snprintk(ecm.mac_string, sizeof(ecm.mac_string), "%02X%02X%02X%02X%02X%02X", host_mac[0],

@@ -16,7 +16,10 @@
 
 #define NET_ETH_PTYPE_IP 0x0800
 #define NET_ETH_PTYPE_ARP 0x0806
+#define NET_ETH_PTYPE_VLAN 0x8100 /* an IEEE 802.1Q tag follows */
 #define NET_ETH_PTYPE_IPV6 0x86DD
+#define NET_ETH_MIN_PTYPE 0x0600  /* below: an IEEE 802.3 length field (LLC frames) */
+#define NET_ETH_VLAN_HDR_LEN 18
 
 struct net_eth_addr {
 	uint8_t addr[NET_ETH_ADDR_LEN];
@@ -48,15 +51,8 @@ static inline bool net_eth_addr_cmp(const struct net_eth_addr *a, const uint8_t 
 /* The Ethernet L2 (net/ethernet.c). */
 extern const struct net_l2 net_l2_ethernet;
 
-/* Packet filter bits (the CDC-ECM SET_ETHERNET_PACKET_FILTER bitmap). */
-#define NET_ETH_FILTER_PROMISCUOUS 0x01u
-#define NET_ETH_FILTER_ALL_MULTICAST 0x02u
-#define NET_ETH_FILTER_DIRECTED 0x04u
-#define NET_ETH_FILTER_BROADCAST 0x08u
-#define NET_ETH_FILTER_MULTICAST 0x10u
-
-/* What the Ethernet L2 accepts on iface (the device sets it from the host's filter). */
-void net_eth_set_filter(struct net_if *iface, uint16_t filter);
-uint16_t net_eth_get_filter(const struct net_if *iface);
+/* The receive filter: whether iface takes a frame for this destination (its own address,
+ * broadcast, a multicast group it joined, anything when promiscuous). */
+bool net_eth_accepts(struct net_if *iface, const struct net_eth_addr *dst);
 
 #endif

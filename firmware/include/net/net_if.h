@@ -51,24 +51,37 @@ struct net_l2 {
 	uint16_t (*reserve)(struct net_if *iface);
 };
 
+#define NET_IF_MAX 2 /* the USB interface and the loopback */
 #define NET_IF_MAX_IPV4_ADDR 2
+#define NET_IF_MAX_IPV4_MADDR 4
 
 struct net_if_addr {
 	struct in_addr address;
 	bool is_used;
 };
 
+/* A multicast group the interface belongs to. */
+struct net_if_mcast_addr {
+	struct in_addr address;
+	bool is_used;
+	bool is_joined; /* announced with IGMP (never for 224.0.0.1) */
+	bool report_pending; /* a delayed report answers a query */
+};
+
 struct net_if_ipv4 {
 	struct net_if_addr unicast[NET_IF_MAX_IPV4_ADDR];
+	struct net_if_mcast_addr mcast[NET_IF_MAX_IPV4_MADDR];
 	struct in_addr netmask;
 	struct in_addr gw;
 	uint8_t ttl;
+	uint8_t mcast_ttl;
 };
 
 /* Interface flags */
 #define NET_IF_UP 0x01u       /* administratively up */
 #define NET_IF_CARRIER 0x02u  /* the link is up (the host selected the data interface) */
 #define NET_IF_PROMISC 0x04u
+#define NET_IF_LOOPBACK 0x08u /* packets sent come back in; never the default route */
 
 struct net_if {
 	const char *name;
@@ -83,9 +96,14 @@ struct net_if {
 	struct net_stats stats;
 };
 
-/* Registers iface (one interface is supported: the USB one). */
+/* Registers iface (at most NET_IF_MAX). */
 void net_if_register(struct net_if *iface);
+/* The first interface that is not a loopback. */
 struct net_if *net_if_get_default(void);
+/* Calls fn for every registered interface. */
+void net_if_foreach(void (*fn)(struct net_if *iface, void *ctx), void *ctx);
+int net_if_count(void);
+struct net_if *net_if_get(int index);
 
 void net_if_up(struct net_if *iface);
 void net_if_down(struct net_if *iface);
@@ -112,6 +130,13 @@ const struct in_addr *net_if_ipv4_select_src_addr(struct net_if *iface,
 						  const struct in_addr *dst);
 /* The interface that reaches dst (NULL: none). */
 struct net_if *net_if_ipv4_select_src_iface(const struct in_addr *dst);
+
+/* Multicast groups: membership of iface (the IGMP module announces them). */
+struct net_if_mcast_addr *net_if_ipv4_maddr_add(struct net_if *iface, const struct in_addr *addr);
+int net_if_ipv4_maddr_rm(struct net_if *iface, const struct in_addr *addr);
+/* The group entry when iface (or any interface, iface NULL) belongs to addr. */
+struct net_if_mcast_addr *net_if_ipv4_maddr_lookup(const struct in_addr *addr,
+						   struct net_if **iface);
 
 /* Whether the stack must compute (tx) or verify (rx) a checksum itself, or the device
  * does it. */

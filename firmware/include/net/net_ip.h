@@ -16,6 +16,7 @@
 enum net_ip_protocol {
 	IPPROTO_IP = 0,
 	IPPROTO_ICMP = 1,
+	IPPROTO_IGMP = 2,
 	IPPROTO_TCP = 6,
 	IPPROTO_UDP = 17,
 };
@@ -119,7 +120,27 @@ struct net_udp_hdr {
 	uint16_t chksum;
 } __packed;
 
+struct net_igmp_hdr {
+	uint8_t type;
+	uint8_t max_rsp; /* queries: the longest report delay, in tenths of a second */
+	uint16_t chksum;
+	uint8_t group[4];
+} __packed;
+
 #define NET_ICMPH_LEN 4
 #define NET_UDPH_LEN 8
+#define NET_IGMPH_LEN 8
+#define NET_IPV4_OPT_ROUTER_ALERT 0x94 /* RFC 2113: copied, class 0, option 20 */
+
+/* The Ethernet group address of an IPv4 multicast group (RFC 1112 6.4). */
+static inline void net_ipv4_mcast_to_mac(const struct in_addr *group, uint8_t mac[6])
+{
+	mac[0] = 0x01;
+	mac[1] = 0x00;
+	mac[2] = 0x5E;
+	mac[3] = group->s4_addr[1] & 0x7F;
+	mac[4] = group->s4_addr[2];
+	mac[5] = group->s4_addr[3];
+}
 
 #endif

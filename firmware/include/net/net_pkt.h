@@ -10,6 +10,7 @@
 #include "kernel/kernel.h"
 #include "net/net_buf.h"
 #include "net/net_ip.h"
+#include "net/net_stats.h"
 
 struct net_if;
 struct net_context;
@@ -44,7 +45,9 @@ struct net_pkt {
 	uint8_t forwarding : 1;
 	uint16_t appdata_offset; /* where the payload starts, for sockets */
 	uint16_t appdata_len;
-	uint32_t created_ms;
+	uint32_t timestamp;      /* k_cycle_get_32() at reception or creation */
+	uint16_t stats_tick[NET_STATS_TIME_STAGES]; /* us since timestamp at each stage */
+	uint8_t stats_tick_count;
 };
 
 /* A data access: net_pkt_get_data returns a pointer to size contiguous bytes at the cursor,
@@ -69,6 +72,8 @@ struct net_pkt *net_pkt_alloc_with_buffer(struct net_if *iface, size_t size, uin
 /* The same from the receive pools, for exactly size bytes (no header room). */
 struct net_pkt *net_pkt_rx_alloc_with_buffer(struct net_if *iface, size_t size, uint8_t family,
 					     uint8_t proto, k_timeout_t timeout);
+/* A copy of pkt (data and metadata) from the receive pools, for another interface. */
+struct net_pkt *net_pkt_rx_clone(struct net_pkt *pkt, k_timeout_t timeout);
 /* A bare fragment for pkt's direction (headers added in front of a packet). */
 struct net_buf *net_pkt_get_frag(struct net_pkt *pkt, size_t min_len, k_timeout_t timeout);
 /* Adds frag in front of pkt's buffer chain. */

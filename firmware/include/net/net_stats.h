@@ -41,6 +41,19 @@ struct net_stats_bytes {
 	uint32_t received, sent;
 };
 
+struct net_stats_igmp {
+	uint32_t recv, sent, drop, queries, reports_suppressed;
+};
+
+/* Time packets spend in the stack (microseconds): from the driver to delivery (RX), from
+ * creation to the device having sent it (TX), with the time at each stage boundary. */
+#define NET_STATS_TIME_STAGES 4
+struct net_stats_time {
+	uint32_t count;
+	uint32_t sum_us, min_us, max_us;
+	uint32_t stage_sum_us[NET_STATS_TIME_STAGES];
+};
+
 struct net_stats {
 	uint32_t processing_error;
 	struct net_stats_bytes bytes;
@@ -50,15 +63,26 @@ struct net_stats {
 	struct net_stats_ip_errors ip_errors;
 	struct net_stats_icmp icmp;
 	struct net_stats_udp udp;
+	struct net_stats_igmp igmp;
+	struct net_stats_time rx_time, tx_time;
 };
 
-/* Counters are updated with interrupts unlocked: only the RX thread and the sending
- * threads touch them, and a lost increment only skews a statistic. */
-#define NET_STATS_INC(iface, field) ((iface)->stats.field++)
-#define NET_STATS_ADD(iface, field, n) ((iface)->stats.field += (n))
+/* Every interface counts for itself and into the global totals. Counters are updated with
+ * interrupts unlocked: only the network threads touch them, and a lost increment only
+ * skews a statistic. */
+extern struct net_stats net_stats_global;
+#define NET_STATS_INC(iface, field) ((iface)->stats.field++, net_stats_global.field++)
+#define NET_STATS_ADD(iface, field, n) \
+	((iface)->stats.field += (n), net_stats_global.field += (n))
 
 struct net_if;
-/* Prints every counter of iface to the console. */
+struct net_pkt;
+/* Marks the end of a processing stage of pkt (its time since creation is kept). */
+void net_pkt_add_stats_tick(struct net_pkt *pkt);
+/* pkt has been delivered (RX) or sent (TX): its time in the stack counts. */
+void net_stats_update_rx_time(struct net_if *iface, struct net_pkt *pkt);
+void net_stats_update_tx_time(struct net_if *iface, struct net_pkt *pkt);
+/* Prints every counter of iface (NULL: the global totals) to the console. */
 void net_stats_print(const struct net_if *iface);
 
 #endif

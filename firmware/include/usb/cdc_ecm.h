@@ -14,7 +14,7 @@ struct net_if *cdc_ecm_init(const uint8_t mac[6], const uint8_t host_mac[6]);
 
 struct cdc_ecm_stats {
 	uint32_t rx_frames, rx_bytes, rx_no_buffer, rx_errors;
-	uint32_t tx_frames, tx_bytes, tx_busy, tx_errors;
+	uint32_t tx_frames, tx_bytes, tx_busy, tx_errors, tx_filtered;
 	uint32_t notifications;
 	uint16_t packet_filter;
 	uint8_t data_alt;
