@@ -194,13 +194,11 @@ const xb_planner *plan_find(const char *name)
 
 /* ---- prediction ---- */
 
-/* The sample (or trace) conflict model at the layout's addresses. */
-static void conflict_model(const xb_plan_input *in, const xb_heat *h, const xb_placement *p,
-			   xb_prediction *out)
+double plan_conflict_score(const xb_plan_input *in, const xb_heat *h, const xb_placement *p,
+			   uint32_t *sets_over_ways)
 {
 	set_load s;
 	set_load_init(&s, in->tg, h->hot_threshold);
-	double score = 0;
 	const xb_function *f = NULL;
 	for (size_t k = 0; k < h->nlines; k++) {
 		if (!set_load_is_hot(&s, h->lines[k].heat))
@@ -221,15 +219,17 @@ static void conflict_model(const xb_plan_input *in, const xb_heat *h, const xb_p
 		s.count[set]++;
 		s.heat[set] += h->lines[k].heat;
 	}
+	double score = 0;
 	uint32_t over = 0;
 	for (uint32_t i = 0; i < s.nsets; i++)
 		if (s.count[i] > s.ways) {
 			over++;
 			score += s.heat[i];
 		}
-	out->sets_over_ways = over;
-	out->conflict_score = score;
+	if (sets_over_ways)
+		*sets_over_ways = over;
 	set_load_free(&s);
+	return score;
 }
 
 int plan_predict(const xb_plan_input *in, const xb_layout *l, xb_prediction *out, xb_err *err)
@@ -266,7 +266,7 @@ int plan_predict(const xb_plan_input *in, const xb_layout *l, xb_prediction *out
 		xb_heat h;
 		rc = heat_build(&h, in, err);
 		if (rc == 0) {
-			conflict_model(in, &h, &p, out);
+			out->conflict_score = plan_conflict_score(in, &h, &p, &out->sets_over_ways);
 			heat_free(&h);
 		}
 	}

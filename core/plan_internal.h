@@ -30,10 +30,64 @@ double set_load_cost(const set_load *s, uint32_t line, const double *vec, size_t
 		     double limit);
 void set_load_add(set_load *s, uint32_t line, const double *vec, size_t n);
 
-/* Colours funcs[0..n) (hottest first) after the entries already in out; when the result
- * is predicted no better than the same functions packed in order, the packed order is
- * kept instead. */
+/* plan_predict's conflict model from a heat already built: the heat of the often-executed
+ * lines (moved with their functions to the placement's addresses) in sets that hold more of
+ * them than ways; *sets_over_ways (if not NULL) gets the number of such sets. */
+double plan_conflict_score(const xb_plan_input *in, const xb_heat *h, const xb_placement *p,
+			   uint32_t *sets_over_ways);
+
+/* Colours funcs[0..n) (hottest first) after the entries already in out (SRAM entries; none
+ * in the hot block); when the result is predicted no better than the same functions packed
+ * in order, the packed order is kept instead. */
 int plan_colour_or_pack(const xb_plan_input *in, const xb_heat *h, const int *funcs,
 			size_t n, xb_layout *out, xb_err *err);
+
+/* ---- cache colouring: plan_colour.c builds candidate layouts with the walk of
+ * plan_colour_walk.c and keeps the best ---- */
+
+/* An input section to place, named by its hottest function. */
+typedef struct colour_section {
+	int f;
+	int input;
+	uint32_t size, align;
+	double heat;       /* of all its functions */
+	double density;    /* heat per line of its size */
+} colour_section;
+
+/* A section that never runs, to lay where padding would otherwise go. */
+typedef struct colour_filler {
+	int f;
+	uint32_t size, align;
+} colour_filler;
+
+/* What every candidate layout shares. */
+typedef struct colour_job {
+	const xb_plan_input *in;
+	const xb_heat *h;
+	const colour_section *sec;
+	size_t n;
+	const size_t *order[2];        /* sections by heat per line, by heat; highest first */
+	const colour_filler *fill;     /* largest first */
+	size_t nfill;
+	uint32_t start;                /* where the hot block starts */
+	struct colour_shapes *shapes;  /* the walk's cache of executed lines per section */
+} colour_job;
+
+/* What varies between candidate layouts. */
+typedef struct colour_params {
+	uint32_t window;     /* sets sacrificed in every way for the lines that cannot stay */
+	int by_heat;         /* priority by heat rather than by heat per line */
+	double threshold;    /* a line at or above this heat takes a way */
+} colour_params;
+
+void colour_job_init_shapes(colour_job *j);
+void colour_job_free_shapes(colour_job *j);
+
+/* Places the job's sections for p from the hot block's start, appending one entry per
+ * section (and fillers) to out, with at most pad_budget bytes of padding. Returns the
+ * sample model's score of the result (the heat of the sets holding more often-executed
+ * lines than ways, at the heat's own threshold); *pad gets the padding used. */
+double colour_walk(colour_job *j, colour_params p, uint32_t pad_budget, xb_layout *out,
+		   uint32_t *pad);
 
 #endif

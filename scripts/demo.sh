@@ -2,8 +2,7 @@
 # The most complete demo xipbench has today (`make run`): a firmware-like image built with
 # arm-none-eabi-gcc, its functions by library, layouts planned from a synthetic fetch trace,
 # each relinked by GNU ld and checked, and the predicted misses per echo side by side.
-# The virtual Pico (measured figures) is not built yet: every miss figure below is a
-# prediction from a synthetic trace, i.e. a model.
+# Every miss figure below is a prediction from a synthetic trace, i.e. a model.
 set -eu
 BUILD=${1:-build}
 XB="$BUILD/xipbench"
@@ -54,7 +53,7 @@ row "names 4 KB" names 4096
 cat <<MSG
 
 Every figure above is predicted by replaying a synthetic trace through the rp2040 target's
-cache model; nothing here ran on a board. Not built yet: the virtual Pico (emulator, USB,
-SWD, CMSIS-DAP probe), the demo echo firmware, measurement of real echoes, and the
-interactive workbench. Files are in $W.
+cache model; nothing here ran on a board. The virtual Pico (emulator, USB controller and
+host, SWD port and CMSIS-DAP probe) exists; measuring real echoes on it and the
+interactive workbench are not built yet. Files are in $W.
 MSG

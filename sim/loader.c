@@ -2,10 +2,12 @@
  * before anything is written, and the choice of the vector table the core boots from. */
 #include "loader.h"
 
-#include <gelf.h>
-#include <libelf.h>
+#include <elf.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "../core/segments.h"
 
 /* One run of bytes to load: at addr (a canonical address: flash through its normal
  * alias), len bytes from src. */
@@ -165,73 +167,21 @@ static int plan_load(load_plan *pl, xb_board *b, const char *name, enum xb_image
 
 /* ---- ELF ---- */
 
-/* Adds the PT_LOAD segments of an opened ELF to pl. */
-static int elf_plan(Elf *e, const uint8_t *data, size_t len, const xb_board *b,
-		    const char *name, load_plan *pl, xb_err *err)
-{
-	GElf_Ehdr eh;
-	if (!gelf_getehdr(e, &eh))
-		return xb_fail(err, "%s: corrupt ELF header (%s)", name, elf_errmsg(-1));
-	if (eh.e_machine != EM_ARM)
-		return xb_fail(err, "%s: an ELF for machine %u, not ARM (40)", name, eh.e_machine);
-	if (eh.e_type != ET_EXEC)
-		return xb_fail(err, "%s: not an executable (ELF type %u); link the firmware first",
-			       name, eh.e_type);
-	size_t phnum;
-	if (elf_getphdrnum(e, &phnum) != 0)
-		return xb_fail(err, "%s: corrupt program headers (%s)", name, elf_errmsg(-1));
-	for (size_t i = 0; i < phnum; i++) {
-		GElf_Phdr ph;
-		if (!gelf_getphdr(e, (int)i, &ph))
-			return xb_fail(err, "%s: program header %zu is unreadable (%s): truncated?",
-				       name, i, elf_errmsg(-1));
-		if (ph.p_type != PT_LOAD || ph.p_filesz == 0)
-			continue;
-		if (ph.p_offset > len || ph.p_filesz > len - ph.p_offset)
-			return xb_fail(err,
-				       "%s: segment %zu's bytes (file offset %llu, %llu bytes) run "
-				       "past the end of the file (%zu bytes): truncated?",
-				       name, i, (unsigned long long)ph.p_offset,
-				       (unsigned long long)ph.p_filesz, len);
-		char what[32];
-		snprintf(what, sizeof what, "segment %zu", i);
-		if (plan_add(pl, b, (uint32_t)ph.p_paddr, data + ph.p_offset, ph.p_filesz, name,
-			     what, err))
-			return -1;
-	}
-	if (pl->n == 0)
-		return xb_fail(err, "%s: no loadable segment with file contents", name);
-	return 0;
-}
-
 int loader_load_elf(xb_board *b, const uint8_t *data, size_t len, const char *name,
 		    xb_load_info *info, xb_err *err)
 {
-	if (len < EI_NIDENT || memcmp(data, ELFMAG, SELFMAG) != 0)
-		return xb_fail(err, "%s: not an ELF file", name);
-	if (data[EI_CLASS] != ELFCLASS32)
-		return xb_fail(err, "%s: not a 32-bit ELF; the virtual Pico runs 32-bit ARM "
-				    "executables",
-			       name);
-	if (data[EI_DATA] != ELFDATA2LSB)
-		return xb_fail(err, "%s: not a little-endian ELF", name);
-	if (elf_version(EV_CURRENT) == EV_NONE)
-		return xb_fail(err, "libelf: %s", elf_errmsg(-1));
-	/* libelf may write into the memory it reads: give it a copy. */
-	char *copy = xmalloc(len);
-	memcpy(copy, data, len);
-	Elf *e = elf_memory(copy, len);
+	xb_segments segs = {0};
 	load_plan pl = {0};
-	int rc;
-	if (!e || elf_kind(e) != ELF_K_ELF)
-		rc = xb_fail(err, "%s: not a readable ELF file (%s)", name, elf_errmsg(-1));
-	else
-		rc = elf_plan(e, (const uint8_t *)data, len, b, name, &pl, err);
+	int rc = segments_read_elf(&segs, data, len, name, err);
+	for (size_t i = 0; rc == 0 && i < segs.n; i++) {
+		const xb_segment *sg = &segs.s[i];
+		char what[32];
+		snprintf(what, sizeof what, "segment %zu", sg->index);
+		rc = plan_add(&pl, b, sg->paddr, sg->bytes, sg->filesz, name, what, err);
+	}
 	if (rc == 0)
 		rc = plan_load(&pl, b, name, XB_IMAGE_ELF, 0, info, err);
-	if (e)
-		elf_end(e);
-	free(copy);
+	segments_free(&segs);
 	free(pl.p);
 	return rc;
 }

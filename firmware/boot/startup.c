@@ -14,23 +14,19 @@ extern uint32_t __stack_top[];
 
 void z_reset(void);
 void isr_unexpected(void);
+void z_irq_table_init(void);
 
-/* The handlers of the kernel and the drivers (strong references: they pull their objects
- * out of the archives). */
+/* The kernel's exception handlers; every external interrupt enters through the kernel's
+ * wrapper, which finds the driver's handler in the software ISR table. */
 void isr_hardfault(void); /* kernel/arch_m0.S */
 void isr_pendsv(void);    /* kernel/arch_m0.S */
-void isr_timer0(void);    /* drivers/sys_clock.c */
-void isr_usbctrl(void);   /* drivers/usb_dc.c */
-void isr_uart0(void);     /* drivers/uart.c */
+void _isr_wrapper(void);  /* kernel/arch_m0.S */
 
 /* Nothing uses these; they end in isr_unexpected unless something defines them. */
 #define WEAK_ISR(name) void name(void) __attribute__((weak, alias("isr_unexpected")))
 WEAK_ISR(isr_nmi);
 WEAK_ISR(isr_svcall);
 WEAK_ISR(isr_systick);
-WEAK_ISR(isr_timer1);
-WEAK_ISR(isr_timer2);
-WEAK_ISR(isr_timer3);
 
 typedef void (*vector_t)(void);
 
@@ -45,15 +41,7 @@ __attribute__((section(".vectors"), used)) const vector_t vector_table[48] = {
 	isr_pendsv,
 	isr_systick,
 	/* external interrupts (IRQ n at 16 + n) */
-	isr_timer0,
-	isr_timer1,
-	isr_timer2,
-	isr_timer3,
-	[16 + 4] = isr_unexpected,
-	[16 + IRQ_USBCTRL] = isr_usbctrl,
-	[16 + 6 ... 16 + 19] = isr_unexpected,
-	[16 + IRQ_UART0] = isr_uart0,
-	[16 + 21 ... 47] = isr_unexpected,
+	[16 ... 47] = _isr_wrapper,
 };
 
 void isr_unexpected(void)
@@ -74,6 +62,7 @@ __attribute__((noreturn, used)) void z_reset(void)
 	for (uint32_t *d = __bss_start; d < __bss_end;)
 		*d++ = 0;
 
+	z_irq_table_init();
 	int clk = clock_init();
 	xip_cache_config();
 	console_init();

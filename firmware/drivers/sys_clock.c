@@ -58,9 +58,9 @@ void sys_clock_set_timeout(k_ticks_t ticks, bool idle)
 	irq_unlock(key);
 }
 
-void isr_timer0(void);
-void isr_timer0(void)
+static void sys_clock_isr(const void *arg)
 {
+	UNUSED(arg);
 	hw_write(TIMER_INTR, BIT32(ALARM_NUM));
 	uint32_t now = sys_clock_cycle_get_32();
 	uint32_t dticks = (now - last_count) / K_USEC_PER_TICK;
@@ -73,7 +73,7 @@ void sys_clock_driver_init(void)
 	last_count = sys_clock_cycle_get_32();
 	hw_write(TIMER_INTR, BIT32(ALARM_NUM));
 	hw_set_bits(TIMER_INTE, BIT32(ALARM_NUM));
-	irq_priority_set(IRQ_TIMER_0 + ALARM_NUM, TIMER_IRQ_PRIO);
+	irq_connect(IRQ_TIMER_0 + ALARM_NUM, TIMER_IRQ_PRIO, sys_clock_isr, NULL);
 	irq_enable(IRQ_TIMER_0 + ALARM_NUM);
 	sys_clock_set_timeout(K_TICKS_FOREVER, false);
 }

@@ -8,6 +8,7 @@
 #define UART_IRQ_PRIO 3
 
 static uart_irq_callback_t irq_callback;
+static void uart0_isr(const void *arg);
 static bool tx_irq_on;
 
 static void gpio_set_uart(unsigned pin)
@@ -41,7 +42,7 @@ uint32_t uart_init(uint32_t baud)
 	gpio_set_uart(0);
 	gpio_set_uart(1);
 
-	irq_priority_set(IRQ_UART0, UART_IRQ_PRIO);
+	irq_connect(IRQ_UART0, UART_IRQ_PRIO, uart0_isr, NULL);
 	irq_enable(IRQ_UART0);
 	return 4u * clk / (64u * ibrd + fbrd);
 }
@@ -90,9 +91,9 @@ bool uart_irq_tx_enabled(void)
 	return tx_irq_on;
 }
 
-void isr_uart0(void);
-void isr_uart0(void)
+static void uart0_isr(const void *arg)
 {
+	UNUSED(arg);
 	if ((hw_read(UART_REG(UART_MIS)) & UART_INT_TX) && irq_callback)
 		irq_callback();
 }

@@ -8,14 +8,14 @@
 
 LOG_MODULE_REGISTER(udc, LOG_LEVEL_WRN);
 
-/* Transfer buffers: small ones for control transfers, frame-sized ones for data. */
-#define UDC_CTRL_BUF_SIZE 256
-#define UDC_CTRL_BUF_COUNT 6
-#define UDC_DATA_BUF_SIZE 1536
-#define UDC_DATA_BUF_COUNT 6
+/* Transfer buffers of every size (a SETUP is 8 bytes, an Ethernet frame up to 1536) share
+ * one pool of 64-byte blocks. */
+#define UDC_BUF_COUNT 16
+#define UDC_BUF_POOL_SIZE (8 * 1024)
+#define UDC_BUF_BLOCK 64
+#define UDC_BUF_MAX 1536
 
-NET_BUF_POOL_DEFINE(udc_ctrl_pool, UDC_CTRL_BUF_COUNT, UDC_CTRL_BUF_SIZE);
-NET_BUF_POOL_DEFINE(udc_data_pool, UDC_DATA_BUF_COUNT, UDC_DATA_BUF_SIZE);
+NET_BUF_POOL_VAR_DEFINE(udc_ep_pool, UDC_BUF_COUNT, UDC_BUF_POOL_SIZE, UDC_BUF_BLOCK);
 
 static struct udc_ep_config ep_cfgs[USB_NUM_EP][2]; /* [index][0: OUT, 1: IN] */
 static const struct udc_api *udc_api;
@@ -73,8 +73,7 @@ int udc_submit_ep_event(struct net_buf *buf, int err)
 int udc_init(udc_event_cb_t cb)
 {
 	event_cb = cb;
-	net_buf_pool_init(&udc_ctrl_pool);
-	net_buf_pool_init(&udc_data_pool);
+	net_buf_pool_init(&udc_ep_pool);
 	for (uint8_t i = 0; i < USB_NUM_EP; i++) {
 		for (int d = 0; d < 2; d++) {
 			struct udc_ep_config *cfg = &ep_cfgs[i][d];
@@ -197,10 +196,9 @@ int udc_ep_dequeue(uint8_t ep)
 
 struct net_buf *udc_ep_buf_alloc(uint8_t ep, size_t size)
 {
-	struct net_buf_pool *pool = size <= UDC_CTRL_BUF_SIZE ? &udc_ctrl_pool : &udc_data_pool;
-	if (size > UDC_DATA_BUF_SIZE)
+	if (size > UDC_BUF_MAX)
 		return NULL;
-	struct net_buf *buf = net_buf_alloc(pool, K_NO_WAIT);
+	struct net_buf *buf = net_buf_alloc_len(&udc_ep_pool, size, K_NO_WAIT);
 	if (!buf) {
 		stats.buf_alloc_failures++;
 		LOG_DBG("no buffer for ep %02x (%u bytes)", ep, (unsigned)size);
@@ -220,4 +218,15 @@ void udc_ep_buf_free(struct net_buf *buf)
 void udc_stats_get(struct udc_stats *s)
 {
 	*s = stats;
+}
+
+void udc_ep_stats_get(uint8_t ep, struct udc_ep_stats *s)
+{
+	struct udc_ep_config *cfg = udc_get_ep_cfg(ep);
+	unsigned key = irq_lock();
+	if (cfg)
+		*s = cfg->stats;
+	else
+		memset(s, 0, sizeof(*s));
+	irq_unlock(key);
 }

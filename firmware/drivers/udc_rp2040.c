@@ -127,6 +127,8 @@ static void in_buffer_done(struct udc_ep_config *cfg)
 		return;
 	net_buf_pull(buf, e->pkt_len);
 	e->next_pid ^= 1u;
+	cfg->stats.packets++;
+	cfg->stats.bytes += e->pkt_len;
 	if (buf->len) {
 		start_in_packet(cfg, buf);
 		return;
@@ -155,6 +157,8 @@ static void out_buffer_done(struct udc_ep_config *cfg)
 	uint16_t n = (uint16_t)(hw_read(e->buf_ctrl) & USB_BUF_CTRL_LEN_MASK);
 	uint16_t room = (uint16_t)(info->size - buf->len);
 	e->next_pid ^= 1u;
+	cfg->stats.packets++;
+	cfg->stats.bytes += n;
 	if (n > room) {
 		net_buf_add_mem(buf, e->dpram, room);
 		info->err = -EOVERFLOW;
@@ -214,9 +218,9 @@ static void handle_bus_reset(void)
 	udc_submit_event(UDC_EVT_RESET, 0);
 }
 
-void isr_usbctrl(void);
-void isr_usbctrl(void)
+static void udc_rp2040_isr(const void *arg)
 {
+	UNUSED(arg);
 	uint32_t ints = hw_read(USB_INTS);
 	/* Buffers first: a status stage that finished must be seen before a new SETUP. */
 	if (ints & USB_INT_BUFF_STATUS)
@@ -256,11 +260,17 @@ static void handle_xfer_finished(uint8_t ep)
 	unsigned key = irq_lock();
 	struct net_buf *buf = udc_buf_get(cfg);
 	struct net_buf *next = udc_buf_peek(cfg);
+	LOG_DBG("ep %02x: transfer done (%p), next %p", ep, buf, next);
 	if (next && !udc_ep_is_busy(cfg))
 		start_xfer(cfg, next);
 	irq_unlock(key);
-	if (buf)
-		udc_submit_ep_event(buf, udc_get_buf_info(buf)->err);
+	if (!buf)
+		return;
+	int err = udc_get_buf_info(buf)->err;
+	cfg->stats.transfers++;
+	if (err)
+		cfg->stats.errors++;
+	udc_submit_ep_event(buf, err);
 }
 
 static void handle_xfer_new(uint8_t ep)
@@ -268,6 +278,7 @@ static void handle_xfer_new(uint8_t ep)
 	struct udc_ep_config *cfg = udc_get_ep_cfg(ep);
 	unsigned key = irq_lock();
 	struct net_buf *buf = udc_buf_peek(cfg);
+	LOG_DBG("ep %02x: new transfer %p (%s)", ep, buf, udc_ep_is_busy(cfg) ? "busy" : "idle");
 	if (buf && !udc_ep_is_busy(cfg))
 		start_xfer(cfg, buf);
 	irq_unlock(key);
@@ -455,7 +466,7 @@ static int rp2040_init(void)
 
 	k_thread_create(&udc_thread, udc_stack, sizeof(udc_stack), udc_thread_main, NULL, NULL,
 			NULL, UDC_THREAD_PRIO, "udc");
-	irq_priority_set(IRQ_USBCTRL, UDC_IRQ_PRIO);
+	irq_connect(IRQ_USBCTRL, UDC_IRQ_PRIO, udc_rp2040_isr, NULL);
 	irq_enable(IRQ_USBCTRL);
 	return 0;
 }

@@ -58,6 +58,47 @@ bool k_is_in_isr(void)
 	return (ipsr & 0x3F) != 0;
 }
 
+/* The software ISR table the interrupt wrapper reads (RAM: handlers are installed at run
+ * time by the drivers). */
+struct z_isr_entry {
+	const void *arg;
+	k_isr_t isr;
+};
+
+static void z_irq_spurious(const void *arg);
+struct z_isr_entry _sw_isr_table[K_NUM_IRQS];
+
+static void z_irq_spurious(const void *arg)
+{
+	uint32_t ipsr;
+	UNUSED(arg);
+	__asm__ volatile("mrs %0, ipsr" : "=r"(ipsr));
+	console_panic();
+	console_panic_printf("\r\n*** spurious interrupt %u\r\n", (unsigned)(ipsr & 0x3F) - 16u);
+	k_panic("spurious interrupt");
+}
+
+void z_irq_table_init(void);
+void z_irq_table_init(void)
+{
+	for (int i = 0; i < K_NUM_IRQS; i++) {
+		_sw_isr_table[i].arg = NULL;
+		_sw_isr_table[i].isr = z_irq_spurious;
+	}
+}
+
+int irq_connect(unsigned irq, unsigned prio, k_isr_t isr, const void *arg)
+{
+	if (irq >= K_NUM_IRQS || !isr)
+		return -EINVAL;
+	unsigned key = irq_lock();
+	_sw_isr_table[irq].arg = arg;
+	_sw_isr_table[irq].isr = isr;
+	irq_priority_set(irq, prio);
+	irq_unlock(key);
+	return 0;
+}
+
 void irq_enable(unsigned irq)
 {
 	hw_write(NVIC_ICPR, BIT32(irq));

@@ -1,4 +1,5 @@
-/* arch_m0.S: Cortex-M0+ context switch (PendSV) and the HardFault entry. */
+/* arch_m0.S: Cortex-M0+ context switch (PendSV), the interrupt wrapper and the HardFault
+ * entry. */
 	.syntax unified
 	.cpu cortex-m0plus
 	.thumb
@@ -59,3 +60,24 @@ isr_hardfault:
 	bx r2
 	.pool
 	.size isr_hardfault, . - isr_hardfault
+
+/* Every external interrupt: IPSR - 16 indexes the software ISR table of {arg, handler}
+ * pairs (kernel/irq.c); after the handler, z_arch_int_exit pends a context switch when
+ * the handler made a more urgent thread ready. r4 keeps the stack 8-byte aligned. */
+	.section .text._isr_wrapper, "ax", %progbits
+	.global _isr_wrapper
+	.type _isr_wrapper, %function
+	.thumb_func
+_isr_wrapper:
+	push {r4, lr}
+	mrs r0, ipsr
+	subs r0, #16
+	lsls r0, r0, #3
+	ldr r1, =_sw_isr_table
+	adds r1, r1, r0
+	ldmia r1!, {r0, r3}
+	blx r3
+	bl z_arch_int_exit
+	pop {r4, pc}
+	.pool
+	.size _isr_wrapper, . - _isr_wrapper

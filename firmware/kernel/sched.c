@@ -125,6 +125,17 @@ void z_wake_thread(struct k_thread *t, int retval, void *data)
 
 void z_reschedule(unsigned key)
 {
+	/* In an interrupt handler the wrapper's exit decides (z_arch_int_exit). */
+	if (sched_started && !k_is_in_isr() && next_up() != _kernel.current)
+		z_arch_pend_switch();
+	irq_unlock(key);
+}
+
+/* On the way out of every interrupt: switch if the handler readied a more urgent thread. */
+void z_arch_int_exit(void);
+void z_arch_int_exit(void)
+{
+	unsigned key = irq_lock();
 	if (sched_started && next_up() != _kernel.current)
 		z_arch_pend_switch();
 	irq_unlock(key);

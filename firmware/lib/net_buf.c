@@ -6,21 +6,85 @@
 
 LOG_MODULE_REGISTER(net_buf, LOG_LEVEL_WRN);
 
+/* ---- Data allocators ---- */
+
+static uint8_t *fixed_data_alloc(struct net_buf *buf, size_t *size, k_timeout_t timeout)
+{
+	struct net_buf_pool_fixed *fixed = buf->pool->alloc->alloc_data;
+	UNUSED(timeout);
+	/* Each buffer header owns the slice with its own index. */
+	*size = fixed->data_size;
+	return fixed->data_pool + fixed->data_size * (size_t)(buf - buf->pool->bufs);
+}
+
+static void fixed_data_unref(struct net_buf *buf, uint8_t *data)
+{
+	UNUSED(buf);
+	UNUSED(data); /* the slice stays with its header */
+}
+
+const struct net_buf_data_cb net_buf_fixed_cb = {
+	.alloc = fixed_data_alloc,
+	.unref = fixed_data_unref,
+};
+
+static uint8_t *var_data_alloc(struct net_buf *buf, size_t *size, k_timeout_t timeout)
+{
+	struct sys_mem_blocks *mb = buf->pool->alloc->alloc_data;
+	UNUSED(timeout); /* blocks are freed only with buffers: waiting is done for headers */
+	if (*size == 0)
+		return NULL;
+	unsigned key = irq_lock();
+	size_t allocated;
+	uint8_t *data = sys_mem_blocks_alloc_contiguous(mb, *size, &allocated);
+	irq_unlock(key);
+	if (data)
+		*size = allocated;
+	return data;
+}
+
+static void var_data_unref(struct net_buf *buf, uint8_t *data)
+{
+	struct sys_mem_blocks *mb = buf->pool->alloc->alloc_data;
+	if (!data)
+		return;
+	unsigned key = irq_lock();
+	sys_mem_blocks_free_contiguous(mb, data, buf->size);
+	irq_unlock(key);
+}
+
+const struct net_buf_data_cb net_buf_var_cb = {
+	.alloc = var_data_alloc,
+	.unref = var_data_unref,
+};
+
+/* ---- Pools ---- */
+
 void net_buf_pool_init(struct net_buf_pool *pool)
 {
 	k_fifo_init(&pool->free);
 	for (uint16_t i = 0; i < pool->count; i++) {
 		struct net_buf *buf = &pool->bufs[i];
 		buf->pool = pool;
-		buf->__buf = pool->storage + (size_t)i * pool->buf_size;
-		buf->size = pool->buf_size;
+		buf->__buf = NULL;
+		buf->size = 0;
 		k_fifo_put(&pool->free, buf);
 	}
 	pool->avail = pool->min_avail = pool->count;
 }
 
-struct net_buf *net_buf_alloc(struct net_buf_pool *pool, k_timeout_t timeout)
+static void net_buf_free_header(struct net_buf *buf)
 {
+	struct net_buf_pool *pool = buf->pool;
+	unsigned key = irq_lock();
+	pool->avail++;
+	irq_unlock(key);
+	k_fifo_put(&pool->free, buf);
+}
+
+struct net_buf *net_buf_alloc_len(struct net_buf_pool *pool, size_t size, k_timeout_t timeout)
+{
+	k_timepoint_t deadline = sys_timepoint_calc(timeout);
 	struct net_buf *buf = k_fifo_get(&pool->free, timeout);
 	if (unlikely(!buf)) {
 		pool->alloc_failures++;
@@ -32,29 +96,39 @@ struct net_buf *net_buf_alloc(struct net_buf_pool *pool, k_timeout_t timeout)
 	if (pool->avail < pool->min_avail)
 		pool->min_avail = pool->avail;
 	irq_unlock(key);
+
+	buf->__buf = NULL;
+	buf->size = 0;
+	if (size) {
+		uint8_t *data = pool->alloc->cb->alloc(buf, &size, sys_timepoint_timeout(deadline));
+		if (!data) {
+			pool->alloc_failures++;
+			LOG_DBG("%s: no room for %u bytes", pool->name, (unsigned)size);
+			net_buf_free_header(buf);
+			return NULL;
+		}
+		buf->__buf = data;
+		buf->size = (uint16_t)size;
+	}
 	buf->ref = 1;
 	buf->flags = 0;
-	memset(buf->user_data, 0, sizeof(buf->user_data));
 	buf->frags = NULL;
 	buf->data = buf->__buf;
 	buf->len = 0;
-	LOG_DBG("%s: alloc %p", pool->name, buf);
+	memset(buf->user_data, 0, sizeof(buf->user_data));
+	LOG_DBG("%s: alloc %p (%u bytes)", pool->name, buf, (unsigned)buf->size);
 	return buf;
+}
+
+struct net_buf *net_buf_alloc(struct net_buf_pool *pool, k_timeout_t timeout)
+{
+	return net_buf_alloc_len(pool, pool->alloc->max_alloc_size, timeout);
 }
 
 struct net_buf *net_buf_ref(struct net_buf *buf)
 {
 	buf->ref++;
 	return buf;
-}
-
-static void net_buf_free(struct net_buf *buf)
-{
-	struct net_buf_pool *pool = buf->pool;
-	unsigned key = irq_lock();
-	pool->avail++;
-	irq_unlock(key);
-	k_fifo_put(&pool->free, buf);
 }
 
 void net_buf_unref(struct net_buf *buf)
@@ -67,7 +141,9 @@ void net_buf_unref(struct net_buf *buf)
 			return;
 		LOG_DBG("%s: free %p", buf->pool->name, buf);
 		buf->frags = NULL;
-		net_buf_free(buf);
+		buf->pool->alloc->cb->unref(buf, buf->__buf);
+		buf->__buf = NULL;
+		net_buf_free_header(buf);
 		buf = frags;
 	}
 }

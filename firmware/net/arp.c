@@ -207,6 +207,10 @@ int net_arp_prepare(struct net_pkt *pkt, struct net_pkt **out)
 	k_mutex_lock(&arp_lock, K_FOREVER);
 	struct arp_entry *e = arp_find(iface, &next);
 	if (likely(e && e->state == ARP_VALID)) {
+		LOG_DBG("%u.%u.%u.%u is at %02x:%02x:%02x:%02x:%02x:%02x", next.s4_addr[0],
+			next.s4_addr[1], next.s4_addr[2], next.s4_addr[3], e->eth.addr[0],
+			e->eth.addr[1], e->eth.addr[2], e->eth.addr[3], e->eth.addr[4],
+			e->eth.addr[5]);
 		pkt->lladdr_dst.addr = e->eth.addr;
 		pkt->lladdr_dst.len = NET_ETH_ADDR_LEN;
 		k_mutex_unlock(&arp_lock);

@@ -153,5 +153,6 @@ enum net_verdict net_conn_input(struct net_pkt *pkt, struct net_ipv4_hdr *ip_hdr
 		return NET_DROP;
 	}
 	best->delivered++;
+	LOG_DBG("port %u: handler %p (rank %d)", ntohs(proto_hdr->dst_port), best, best_rank);
 	return best->cb(best, pkt, ip_hdr, proto_hdr, best->user_data);
 }

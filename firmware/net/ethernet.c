@@ -70,6 +70,9 @@ static enum net_verdict ethernet_recv(struct net_if *iface, struct net_pkt *pkt)
 	}
 	NET_STATS_INC(iface, eth.rx_pkts);
 	NET_STATS_ADD(iface, eth.rx_bytes, len);
+	LOG_DBG("%s: %u bytes from %02x:%02x:%02x:%02x:%02x:%02x type 0x%04x", iface->name,
+		(unsigned)len, hdr->src.addr[0], hdr->src.addr[1], hdr->src.addr[2],
+		hdr->src.addr[3], hdr->src.addr[4], hdr->src.addr[5], ntohs(hdr->type));
 
 	if (!net_eth_accepts(iface, &hdr->dst)) {
 		LOG_DBG("filtered: dst %02x:%02x:%02x:%02x:%02x:%02x", hdr->dst.addr[0],
@@ -122,6 +125,9 @@ static int ethernet_fill_header(struct net_if *iface, struct net_pkt *pkt, uint1
 	memcpy(hdr->src.addr, iface->mac, NET_ETH_ADDR_LEN);
 	hdr->type = htons(ptype);
 	net_pkt_frag_insert(pkt, hdr_frag);
+	LOG_DBG("%s: to %02x:%02x:%02x:%02x:%02x:%02x type 0x%04x", iface->name,
+		hdr->dst.addr[0], hdr->dst.addr[1], hdr->dst.addr[2], hdr->dst.addr[3],
+		hdr->dst.addr[4], hdr->dst.addr[5], ptype);
 	return 0;
 }
 

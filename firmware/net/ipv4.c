@@ -107,6 +107,11 @@ enum net_verdict net_ipv4_input(struct net_pkt *pkt)
 		goto drop;
 	}
 
+	if (log_current->level >= LOG_LEVEL_DBG) {
+		char s[16], d[16];
+		LOG_DBG("%s -> %s proto %u len %u ttl %u", net_addr_ntop(&src, s),
+			net_addr_ntop(&dst, d), hdr->proto, total_len, hdr->ttl);
+	}
 	pkt->family = AF_INET;
 	pkt->ipv4_ttl = hdr->ttl;
 	pkt->ip_proto = hdr->proto;
@@ -185,6 +190,8 @@ int net_ipv4_finalize(struct net_pkt *pkt, uint8_t next_header_proto)
 		return -EMSGSIZE;
 	sys_put_be16((uint16_t)len, hdr->len);
 	hdr->proto = next_header_proto;
+	LOG_DBG("pkt %p: %u bytes, proto %u, ttl %u", pkt, (unsigned)len, next_header_proto,
+		hdr->ttl);
 	hdr->chksum = 0;
 	if (net_if_need_calc_tx_checksum(pkt->iface, NET_IF_CHECKSUM_IPV4_HEADER))
 		hdr->chksum = htons(net_calc_chksum_ipv4(pkt));

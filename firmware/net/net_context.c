@@ -1,6 +1,7 @@
 /* net_context.c: UDP contexts: binding through the connection table, the receive queue
  * the connection callback fills, datagram output, poll signalling. */
 #include "net/net_core.h"
+#include "net/socket.h"
 #include "net_context.h"
 #include "sys/log.h"
 
@@ -72,13 +73,18 @@ static enum net_verdict context_recv(struct net_conn *conn, struct net_pkt *pkt,
 	UNUSED(ip_hdr);
 	if (ctx->recv_q.count >= NET_CONTEXT_RECV_Q_MAX) {
 		ctx->rx_drops++;
-		LOG_DBG("receive queue full: dropped");
+		ctx->stats.rx_drops++;
+		LOG_DBG("ctx %p: receive queue full: dropped", ctx);
 		return NET_DROP;
 	}
 	pkt->context = ctx;
 	pkt->appdata_offset = (uint16_t)net_pkt_get_current_offset(pkt);
 	pkt->appdata_len = (uint16_t)(ntohs(udp_hdr->len) - NET_UDPH_LEN);
 	net_stats_update_rx_time(pkt->iface, pkt);
+	ctx->stats.rx_pkts++;
+	ctx->stats.rx_bytes += pkt->appdata_len;
+	LOG_DBG("ctx %p: %u bytes queued (%u waiting)", ctx, pkt->appdata_len,
+		(unsigned)ctx->recv_q.count + 1);
 	k_fifo_put(&ctx->recv_q, pkt);
 	return NET_OK;
 }
@@ -169,8 +175,9 @@ int net_context_mcast(struct net_context *ctx, struct net_if *iface, const struc
 	return join ? net_ipv4_igmp_join(iface, group) : net_ipv4_igmp_leave(iface, group);
 }
 
-int net_context_sendto(struct net_context *ctx, const void *buf, size_t len,
-		       const struct sockaddr_in *dst, k_timeout_t timeout)
+/* Where a datagram goes: the explicit destination or the connected peer, checked. */
+static int context_dst(struct net_context *ctx, const struct sockaddr_in *dst,
+		       const struct sockaddr_in **out)
 {
 	if (!dst) {
 		if (!ctx->connected)
@@ -181,48 +188,190 @@ int net_context_sendto(struct net_context *ctx, const void *buf, size_t len,
 		return -EAFNOSUPPORT;
 	if (dst->sin_port == 0 || net_ipv4_is_addr_unspecified(&dst->sin_addr))
 		return -EDESTADDRREQ;
+	if (net_ipv4_is_addr_bcast_all(&dst->sin_addr) && !ctx->broadcast)
+		return -EACCES; /* broadcasts need SO_BROADCAST, as in BSD */
+	*out = dst;
+	return 0;
+}
+
+/* The interface and source address toward dst; binds an ephemeral port if needed. */
+static int context_route(struct net_context *ctx, const struct in_addr *dst,
+			 struct net_if **iface, const struct in_addr **src)
+{
 	if (!ctx->bound) {
 		struct sockaddr_in any = {.sin_family = AF_INET};
 		int ret = net_context_bind(ctx, &any);
 		if (ret)
 			return ret;
 	}
-
-	struct net_if *iface = net_if_ipv4_select_src_iface(&dst->sin_addr);
-	if (!iface)
+	*iface = net_if_ipv4_select_src_iface(dst);
+	if (!*iface)
 		return -ENETUNREACH;
-	const struct in_addr *src = net_ipv4_is_addr_unspecified(&ctx->local.sin_addr)
-					    ? net_if_ipv4_select_src_addr(iface, &dst->sin_addr)
-					    : &ctx->local.sin_addr;
-	if (!src)
+	if (net_if_ipv4_is_addr_bcast(*iface, dst) && !ctx->broadcast)
+		return -EACCES;
+	*src = net_ipv4_is_addr_unspecified(&ctx->local.sin_addr)
+		       ? net_if_ipv4_select_src_addr(*iface, dst)
+		       : &ctx->local.sin_addr;
+	if (!*src)
 		return -EADDRNOTAVAIL;
+	LOG_DBG("ctx %p: via %s", ctx, (*iface)->name);
+	return 0;
+}
+
+/* A packet with room for len bytes of data, its metadata taken from the context. */
+static struct net_pkt *context_alloc_pkt(struct net_context *ctx, struct net_if *iface,
+					 const struct in_addr *dst, size_t len,
+					 k_timeout_t timeout)
+{
+	struct net_pkt *pkt = net_pkt_alloc_with_buffer(iface, len, AF_INET, IPPROTO_UDP, timeout);
+	if (!pkt) {
+		LOG_DBG("ctx %p: no packet for %u bytes", ctx, (unsigned)len);
+		return NULL;
+	}
+	pkt->context = ctx;
+	pkt->priority = ctx->priority;
+	if (net_ipv4_is_addr_mcast(dst))
+		pkt->ipv4_ttl = ctx->mcast_ttl ? ctx->mcast_ttl : iface->ipv4.mcast_ttl;
+	else
+		pkt->ipv4_ttl = ctx->ttl ? ctx->ttl : iface->ipv4.ttl;
+	return pkt;
+}
+
+/* Headers and data of a UDP datagram, ready to send. */
+static int context_setup_udp_packet(struct net_context *ctx, struct net_pkt *pkt,
+				    const struct in_addr *src, const struct sockaddr_in *dst,
+				    const void *buf, size_t len)
+{
+	int ret = net_ipv4_create(pkt, src, &dst->sin_addr);
+	if (!ret)
+		ret = net_udp_create(pkt, ctx->local.sin_port, dst->sin_port);
+	if (!ret)
+		ret = net_pkt_write(pkt, buf, len);
+	if (ret)
+		return ret;
+	net_pkt_cursor_init(pkt);
+	return net_ipv4_finalize(pkt, IPPROTO_UDP);
+}
+
+int net_context_sendto(struct net_context *ctx, const void *buf, size_t len,
+		       const struct sockaddr_in *dst, k_timeout_t timeout)
+{
+	const struct sockaddr_in *to;
+	struct net_if *iface;
+	const struct in_addr *src;
+	int ret = context_dst(ctx, dst, &to);
+	if (!ret)
+		ret = context_route(ctx, &to->sin_addr, &iface, &src);
+	if (ret) {
+		ctx->stats.tx_errors++;
+		return ret;
+	}
 	if (len > (size_t)iface->mtu - NET_IPV4_HDR_LEN - NET_UDPH_LEN)
 		return -EMSGSIZE;
 
 	k_mutex_lock(&ctx->lock, K_FOREVER);
-	int ret = -ENOBUFS;
-	struct net_pkt *pkt = net_pkt_alloc_with_buffer(iface, len, AF_INET, IPPROTO_UDP, timeout);
+	ret = -ENOBUFS;
+	struct net_pkt *pkt = context_alloc_pkt(ctx, iface, &to->sin_addr, len, timeout);
 	if (!pkt)
 		goto out;
-	pkt->context = ctx;
-	if (net_ipv4_create(pkt, src, &dst->sin_addr) ||
-	    net_udp_create(pkt, ctx->local.sin_port, dst->sin_port) ||
-	    net_pkt_write(pkt, buf, len))
-		goto fail;
-	net_pkt_cursor_init(pkt);
-	if (net_ipv4_finalize(pkt, IPPROTO_UDP))
-		goto fail;
-	ret = net_send_data(pkt);
-	if (ret < 0)
-		goto fail;
+	ret = context_setup_udp_packet(ctx, pkt, src, to, buf, len);
+	if (!ret)
+		ret = net_send_data(pkt);
+	if (ret < 0) {
+		net_pkt_unref(pkt);
+		goto out;
+	}
 	NET_STATS_INC(iface, udp.sent);
+	ctx->stats.tx_pkts++;
+	ctx->stats.tx_bytes += len;
+	LOG_DBG("ctx %p: %u bytes to port %u", ctx, (unsigned)len, ntohs(to->sin_port));
 	ret = (int)len;
-	goto out;
-fail:
-	net_pkt_unref(pkt);
 out:
+	if (ret < 0)
+		ctx->stats.tx_errors++;
 	k_mutex_unlock(&ctx->lock);
 	return ret;
+}
+
+int net_context_set_option(struct net_context *ctx, int level, int name, const void *value,
+			   size_t len)
+{
+	int32_t v;
+	if (len < sizeof(v))
+		return -EINVAL;
+	memcpy(&v, value, sizeof(v));
+	k_mutex_lock(&ctx->lock, K_FOREVER);
+	int ret = 0;
+	switch (level << 8 | name) {
+	case SOL_SOCKET << 8 | SO_RCVTIMEO:
+		ctx->rcvtimeo_ms = v;
+		break;
+	case SOL_SOCKET << 8 | SO_SNDTIMEO:
+		ctx->sndtimeo_ms = v;
+		break;
+	case SOL_SOCKET << 8 | SO_BROADCAST:
+		ctx->broadcast = v != 0;
+		break;
+	case SOL_SOCKET << 8 | SO_PRIORITY:
+		if (v < 0 || v > 7)
+			ret = -EINVAL;
+		else
+			ctx->priority = (uint8_t)v;
+		break;
+	case IPPROTO_IP << 8 | IP_TTL:
+		if (v < 0 || v > 255)
+			ret = -EINVAL;
+		else
+			ctx->ttl = (uint8_t)v;
+		break;
+	case IPPROTO_IP << 8 | IP_MULTICAST_TTL:
+		if (v < 0 || v > 255)
+			ret = -EINVAL;
+		else
+			ctx->mcast_ttl = (uint8_t)v;
+		break;
+	default:
+		ret = -ENOPROTOOPT;
+		break;
+	}
+	k_mutex_unlock(&ctx->lock);
+	return ret;
+}
+
+int net_context_get_option(struct net_context *ctx, int level, int name, void *value,
+			   size_t *len)
+{
+	int32_t v;
+	if (*len < sizeof(v))
+		return -EINVAL;
+	switch (level << 8 | name) {
+	case SOL_SOCKET << 8 | SO_RCVTIMEO:
+		v = ctx->rcvtimeo_ms;
+		break;
+	case SOL_SOCKET << 8 | SO_SNDTIMEO:
+		v = ctx->sndtimeo_ms;
+		break;
+	case SOL_SOCKET << 8 | SO_BROADCAST:
+		v = ctx->broadcast;
+		break;
+	case SOL_SOCKET << 8 | SO_PRIORITY:
+		v = ctx->priority;
+		break;
+	case SOL_SOCKET << 8 | SO_TYPE:
+		v = ctx->type;
+		break;
+	case IPPROTO_IP << 8 | IP_TTL:
+		v = ctx->ttl ? ctx->ttl : 64;
+		break;
+	case IPPROTO_IP << 8 | IP_MULTICAST_TTL:
+		v = ctx->mcast_ttl ? ctx->mcast_ttl : 1;
+		break;
+	default:
+		return -ENOPROTOOPT;
+	}
+	memcpy(value, &v, sizeof(v));
+	*len = sizeof(v);
+	return 0;
 }
 
 struct net_pkt *net_context_recv_pkt(struct net_context *ctx, k_timeout_t timeout, bool peek)

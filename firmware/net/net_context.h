@@ -19,6 +19,13 @@ struct net_context {
 	struct sockaddr_in remote; /* the peer of a connected socket */
 	int32_t rcvtimeo_ms; /* -1: block forever */
 	int32_t sndtimeo_ms;
+	uint8_t ttl, mcast_ttl; /* 0: the interface's */
+	uint8_t priority;       /* SO_PRIORITY: the traffic class of what it sends */
+	bool broadcast;         /* SO_BROADCAST: sending to broadcast addresses allowed */
+	struct net_context_stats {
+		uint32_t rx_pkts, rx_bytes, rx_drops;
+		uint32_t tx_pkts, tx_bytes, tx_errors;
+	} stats;
 	uint32_t rx_drops;
 	uint8_t family, type, proto;
 	bool in_use, bound, connected;
@@ -38,6 +45,12 @@ int net_context_sendto(struct net_context *ctx, const void *buf, size_t len,
 /* The next received packet (its cursor at the payload), NULL on timeout. peek: it stays
  * queued (the caller gets a reference of its own). */
 struct net_pkt *net_context_recv_pkt(struct net_context *ctx, k_timeout_t timeout, bool peek);
+/* Socket-level options the context keeps (SOL_SOCKET / IPPROTO_IP option numbers). 0, or
+ * -ENOPROTOOPT / -EINVAL. */
+int net_context_set_option(struct net_context *ctx, int level, int name, const void *value,
+			   size_t len);
+int net_context_get_option(struct net_context *ctx, int level, int name, void *value,
+			   size_t *len);
 /* Joins (true) or leaves a multicast group on iface. */
 int net_context_mcast(struct net_context *ctx, struct net_if *iface, const struct in_addr *group,
 		      bool join);

@@ -18,7 +18,9 @@ static void process_rx_packet(struct net_pkt *pkt)
 void net_process_rx_packet(struct net_pkt *pkt)
 {
 	struct net_if *iface = pkt->iface;
-	NET_STATS_ADD(iface, bytes.received, net_pkt_get_len(pkt));
+	size_t len = net_pkt_get_len(pkt);
+	NET_STATS_ADD(iface, bytes.received, len);
+	LOG_DBG("rx pkt %p on %s, %u bytes", pkt, iface->name, (unsigned)len);
 
 	enum net_verdict verdict = net_if_recv_data(iface, pkt);
 	if (verdict == NET_CONTINUE) {
@@ -41,6 +43,7 @@ void net_process_rx_packet(struct net_pkt *pkt)
 /* The TX thread's work on one packet. */
 static void process_tx_packet(struct net_pkt *pkt)
 {
+	LOG_DBG("tx pkt %p on %s", pkt, pkt->iface->name);
 	net_if_tx(pkt->iface, pkt);
 }
 
@@ -54,6 +57,8 @@ int net_recv_data(struct net_if *iface, struct net_pkt *pkt)
 	pkt->overwrite = true;
 	net_pkt_cursor_init(pkt);
 	net_pkt_add_stats_tick(pkt);
+	LOG_DBG("pkt %p from %s (%u bytes) queued", pkt, iface->name,
+		(unsigned)net_pkt_get_len(pkt));
 	net_tc_submit_to_rx_queue(net_rx_priority2tc(pkt->priority), pkt);
 	core_stats.rx_queued++;
 	return 0;
@@ -90,6 +95,8 @@ int net_send_data(struct net_pkt *pkt)
 		NET_STATS_INC(iface, ipv4.sent);
 	NET_STATS_ADD(iface, bytes.sent, net_pkt_get_len(pkt));
 	net_pkt_add_stats_tick(pkt);
+	LOG_DBG("pkt %p to %s, %u bytes, priority %u", pkt, iface->name,
+		(unsigned)net_pkt_get_len(pkt), pkt->priority);
 	if (net_if_send_data(iface, pkt) == NET_DROP)
 		return -EIO;
 	return 0;

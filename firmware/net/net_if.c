@@ -246,8 +246,11 @@ struct net_if_mcast_addr *net_if_ipv4_maddr_lookup(const struct in_addr *addr,
 
 enum net_verdict net_if_recv_data(struct net_if *iface, struct net_pkt *pkt)
 {
-	if (unlikely(!(iface->flags & NET_IF_UP)))
+	if (unlikely(!(iface->flags & NET_IF_UP))) {
+		LOG_DBG("%s: down, pkt %p dropped", iface->name, pkt);
 		return NET_DROP;
+	}
+	LOG_DBG("%s: pkt %p to %s", iface->name, pkt, iface->l2->name);
 	return iface->l2->recv(iface, pkt);
 }
 
@@ -258,7 +261,9 @@ enum net_verdict net_if_send_data(struct net_if *iface, struct net_pkt *pkt)
 		return NET_DROP;
 	}
 	pkt->iface = iface;
-	net_tc_submit_to_tx_queue(net_tx_priority2tc(pkt->priority), pkt);
+	uint8_t tc = net_tx_priority2tc(pkt->priority);
+	LOG_DBG("%s: pkt %p to traffic class %u", iface->name, pkt, tc);
+	net_tc_submit_to_tx_queue(tc, pkt);
 	return NET_OK;
 }
 

@@ -104,10 +104,13 @@ static struct net_pkt *pkt_alloc_with_buffer(struct k_fifo *slab, struct net_buf
 	pkt->ip_proto = proto;
 	pkt->buffer = pkt_alloc_buffer(pool, size, deadline);
 	if (!pkt->buffer) {
+		LOG_DBG("pkt %p: no buffers for %u bytes", pkt, (unsigned)size);
 		net_pkt_unref(pkt);
 		return NULL;
 	}
 	net_pkt_cursor_init(pkt);
+	LOG_DBG("pkt %p: %u bytes in %u buffers", pkt, (unsigned)size,
+		(unsigned)(size + NET_BUF_DATA_SIZE - 1) / NET_BUF_DATA_SIZE);
 	return pkt;
 }
 
@@ -156,7 +159,7 @@ struct net_pkt *net_pkt_rx_clone(struct net_pkt *pkt, k_timeout_t timeout)
 struct net_buf *net_pkt_get_frag(struct net_pkt *pkt, size_t min_len, k_timeout_t timeout)
 {
 	struct net_buf_pool *pool = pkt->is_rx ? &rx_bufs : &tx_bufs;
-	if (min_len > pool->buf_size)
+	if (min_len > pool->alloc->max_alloc_size)
 		return NULL;
 	return net_buf_alloc(pool, timeout);
 }

@@ -18,6 +18,7 @@ struct socket_op_vtable {
 	int (*getsockname)(void *obj, struct sockaddr *addr, socklen_t *addrlen);
 	int (*setsockopt)(void *obj, int level, int optname, const void *optval,
 			  socklen_t optlen);
+	int (*getsockopt)(void *obj, int level, int optname, void *optval, socklen_t *optlen);
 	/* Fills *ev with what to wait on for pfd (at most one event). Returns 1 when pfd is
 	 * ready already (pfd->revents set), 0 when ev must be polled. */
 	int (*poll_prepare)(void *obj, struct pollfd *pfd, struct k_poll_event *ev);
@@ -26,13 +27,19 @@ struct socket_op_vtable {
 	int (*close)(void *obj);
 };
 
+/* A descriptor: its object and operations, and how many calls are using it right now
+ * (close waits for them before the object goes). */
 struct fd_entry {
 	void *obj;
 	const struct socket_op_vtable *vtable;
+	atomic_t refcount;
+	bool closing;
+	int error; /* SO_ERROR: the last asynchronous error */
 };
 
 static struct fd_entry fdtable[SOCK_MAX_FDS];
 static struct k_mutex fdtable_lock;
+static struct k_sem fd_released; /* given whenever a call drops its reference */
 static bool fdtable_ready;
 
 static void set_errno(int err)
@@ -50,9 +57,15 @@ static void fdtable_init(void)
 	unsigned key = irq_lock();
 	if (!fdtable_ready) {
 		k_mutex_init(&fdtable_lock);
+		k_sem_init(&fd_released, 0, 1);
 		fdtable_ready = true;
 	}
 	irq_unlock(key);
+}
+
+static bool fd_valid(int fd)
+{
+	return fd >= 0 && fd < SOCK_MAX_FDS && fdtable_ready;
 }
 
 static int fd_reserve(void)
@@ -60,10 +73,13 @@ static int fd_reserve(void)
 	fdtable_init();
 	k_mutex_lock(&fdtable_lock, K_FOREVER);
 	for (int fd = 0; fd < SOCK_MAX_FDS; fd++) {
-		if (!fdtable[fd].vtable) {
-			/* Taken, not yet usable: a placeholder object until fd_finalize. */
-			fdtable[fd].vtable = (const struct socket_op_vtable *)1;
-			fdtable[fd].obj = NULL;
+		struct fd_entry *e = &fdtable[fd];
+		if (!e->vtable && atomic_get(&e->refcount) == 0) {
+			/* Taken, not yet usable: a placeholder until fd_finalize. */
+			e->vtable = (const struct socket_op_vtable *)1;
+			e->obj = NULL;
+			e->closing = false;
+			e->error = 0;
 			k_mutex_unlock(&fdtable_lock);
 			return fd;
 		}
@@ -88,21 +104,40 @@ static void fd_free(int fd)
 	k_mutex_unlock(&fdtable_lock);
 }
 
-/* The object behind fd and its operations; NULL with errno EBADF. */
-static void *get_sock_vtable(int fd, const struct socket_op_vtable **vtable)
+/* The object behind fd and its operations, with a reference the caller gives back with
+ * fd_put; NULL with errno EBADF. */
+static void *fd_get(int fd, const struct socket_op_vtable **vtable)
 {
-	if (fd < 0 || fd >= SOCK_MAX_FDS || !fdtable_ready) {
+	if (!fd_valid(fd)) {
 		set_errno(EBADF);
 		return NULL;
 	}
 	k_mutex_lock(&fdtable_lock, K_FOREVER);
-	void *obj = fdtable[fd].obj;
-	*vtable = fdtable[fd].vtable;
+	struct fd_entry *e = &fdtable[fd];
+	void *obj = e->closing ? NULL : e->obj;
+	*vtable = e->vtable;
+	if (obj)
+		atomic_inc(&e->refcount);
 	k_mutex_unlock(&fdtable_lock);
 	if (!obj) {
 		set_errno(EBADF);
 		return NULL;
 	}
+	return obj;
+}
+
+static void fd_put(int fd)
+{
+	if (atomic_dec(&fdtable[fd].refcount) == 1)
+		k_sem_give(&fd_released);
+}
+
+/* The old name, for the calls that do not block. */
+static void *get_sock_vtable(int fd, const struct socket_op_vtable **vtable)
+{
+	void *obj = fd_get(fd, vtable);
+	if (obj)
+		fd_put(fd);
 	return obj;
 }
 
@@ -218,13 +253,6 @@ static int sock_setsockopt_ctx(void *obj, int level, int optname, const void *op
 	struct net_context *ctx = obj;
 	if (!optval)
 		return -EINVAL;
-	if (level == SOL_SOCKET && (optname == SO_RCVTIMEO || optname == SO_SNDTIMEO)) {
-		if (optlen < sizeof(int32_t))
-			return -EINVAL;
-		memcpy(optname == SO_RCVTIMEO ? &ctx->rcvtimeo_ms : &ctx->sndtimeo_ms, optval,
-		       sizeof(int32_t));
-		return 0;
-	}
 	if (level == IPPROTO_IP && (optname == IP_ADD_MEMBERSHIP || optname == IP_DROP_MEMBERSHIP)) {
 		struct ip_mreqn mreq;
 		if (optlen < sizeof(mreq))
@@ -233,7 +261,16 @@ static int sock_setsockopt_ctx(void *obj, int level, int optname, const void *op
 		return net_context_mcast(ctx, mreq_iface(&mreq), &mreq.imr_multiaddr,
 					 optname == IP_ADD_MEMBERSHIP);
 	}
-	return -ENOPROTOOPT;
+	return net_context_set_option(ctx, level, optname, optval, optlen);
+}
+
+static int sock_getsockopt_ctx(void *obj, int level, int optname, void *optval,
+			       socklen_t *optlen)
+{
+	size_t len = *optlen;
+	int ret = net_context_get_option(obj, level, optname, optval, &len);
+	*optlen = (socklen_t)len;
+	return ret;
 }
 
 static int sock_poll_prepare_ctx(void *obj, struct pollfd *pfd, struct k_poll_event *ev)
@@ -271,6 +308,7 @@ static const struct socket_op_vtable sock_udp_vtable = {
 	.connect = sock_connect_ctx,
 	.getsockname = sock_getsockname_ctx,
 	.setsockopt = sock_setsockopt_ctx,
+	.getsockopt = sock_getsockopt_ctx,
 	.poll_prepare = sock_poll_prepare_ctx,
 	.poll_update = sock_poll_update_ctx,
 	.close = sock_close_ctx,
@@ -317,20 +355,28 @@ ssize_t zsock_sendto(int sock, const void *buf, size_t len, int flags,
 		     const struct sockaddr *dest_addr, socklen_t addrlen)
 {
 	const struct socket_op_vtable *vt;
-	void *obj = get_sock_vtable(sock, &vt);
+	void *obj = fd_get(sock, &vt);
 	if (!obj)
 		return -1;
-	return sock_result(vt->sendto(obj, buf, len, flags, dest_addr, addrlen));
+	ssize_t ret = vt->sendto(obj, buf, len, flags, dest_addr, addrlen);
+	if (ret < 0 && ret != -EAGAIN)
+		fdtable[sock].error = (int)-ret;
+	LOG_DBG("fd %d: sendto %u bytes: %d", sock, (unsigned)len, (int)ret);
+	fd_put(sock);
+	return sock_result(ret);
 }
 
 ssize_t zsock_recvfrom(int sock, void *buf, size_t max_len, int flags, struct sockaddr *src_addr,
 		       socklen_t *addrlen)
 {
 	const struct socket_op_vtable *vt;
-	void *obj = get_sock_vtable(sock, &vt);
+	void *obj = fd_get(sock, &vt);
 	if (!obj)
 		return -1;
-	return sock_result(vt->recvfrom(obj, buf, max_len, flags, src_addr, addrlen));
+	ssize_t ret = vt->recvfrom(obj, buf, max_len, flags, src_addr, addrlen);
+	LOG_DBG("fd %d: recvfrom: %d", sock, (int)ret);
+	fd_put(sock);
+	return sock_result(ret);
 }
 
 int zsock_connect(int sock, const struct sockaddr *addr, socklen_t addrlen)
@@ -372,14 +418,47 @@ int zsock_setsockopt(int sock, int level, int optname, const void *optval, sockl
 	return (int)sock_result(vt->setsockopt(obj, level, optname, optval, optlen));
 }
 
-int zsock_close(int sock)
+int zsock_getsockopt(int sock, int level, int optname, void *optval, socklen_t *optlen)
 {
 	const struct socket_op_vtable *vt;
 	void *obj = get_sock_vtable(sock, &vt);
 	if (!obj)
 		return -1;
+	if (!optval || !optlen)
+		return (int)sock_result(-EINVAL);
+	if (level == SOL_SOCKET && optname == SO_ERROR && *optlen >= sizeof(int32_t)) {
+		int32_t err = fdtable[sock].error;
+		fdtable[sock].error = 0;
+		memcpy(optval, &err, sizeof(err));
+		*optlen = sizeof(err);
+		return 0;
+	}
+	return (int)sock_result(vt->getsockopt(obj, level, optname, optval, optlen));
+}
+
+int zsock_close(int sock)
+{
+	if (!fd_valid(sock)) {
+		set_errno(EBADF);
+		return -1;
+	}
+	k_mutex_lock(&fdtable_lock, K_FOREVER);
+	struct fd_entry *e = &fdtable[sock];
+	void *obj = e->closing ? NULL : e->obj;
+	const struct socket_op_vtable *vt = e->vtable;
+	if (obj)
+		e->closing = true;
+	k_mutex_unlock(&fdtable_lock);
+	if (!obj) {
+		set_errno(EBADF);
+		return -1;
+	}
+	/* Calls in progress (a blocked recvfrom) finish first; their timeouts bound it. */
+	while (atomic_get(&e->refcount) > 0)
+		k_sem_take(&fd_released, K_MSEC(10));
+	int ret = vt->close(obj);
 	fd_free(sock);
-	return (int)sock_result(vt->close(obj));
+	return (int)sock_result(ret);
 }
 
 /* One pass over the descriptors: those ready now count; the others get a poll event.

@@ -55,6 +55,7 @@ int net_udp_create(struct net_pkt *pkt, uint16_t src_port, uint16_t dst_port)
 	udp_hdr->dst_port = dst_port;
 	udp_hdr->len = 0;
 	udp_hdr->chksum = 0;
+	LOG_DBG("pkt %p: port %u -> %u", pkt, ntohs(src_port), ntohs(dst_port));
 	return net_pkt_set_data(pkt, &udp_access);
 }
 

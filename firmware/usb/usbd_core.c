@@ -81,6 +81,7 @@ static void usbd_ep_request(struct net_buf *buf, int err)
 {
 	struct udc_buf_info *info = udc_get_buf_info(buf);
 	usbd_dev.stats.xfers_completed++;
+	LOG_DBG("ep %02x: %u bytes, err %d", info->ep, buf->len, err);
 	if (USB_EP_IDX(info->ep) == 0) {
 		usbd_ch9_request(buf, err);
 		return;

@@ -1,6 +1,7 @@
 /* test_plan_colour: the colouring planner on synthetic images and echo workloads: misses
- * against the hot block and OPT, the padding budget, alignment, determinism, the fallback
- * to the packed block, and the sample model. */
+ * against the hot block and OPT, the padding budget, code that never runs in place of
+ * padding, alignment, determinism, the fallback to the packed block, the sample model and
+ * another cache geometry. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -15,13 +16,14 @@
 #include "../../core/plan.h"
 #include "../common/synth.h"
 
-static xb_target tg;
+static xb_target tg, tg4;
 
 static int setup(void **state)
 {
 	(void)state;
 	xb_err err;
-	if (target_load_file(&tg, "targets/rp2040.target", &err) != 0) {
+	if (target_load_file(&tg, "targets/rp2040.target", &err) != 0 ||
+	    target_load_file(&tg4, "targets/demo-32k-4way.target", &err) != 0) {
 		fprintf(stderr, "%s\n", err.msg);
 		return -1;
 	}
@@ -119,7 +121,7 @@ static void check_layout(const xb_plan_input *in, const xb_layout *l)
 	const xb_image *img = in->img;
 	xb_placement p;
 	xb_err err;
-	assert_int_equal(layout_place(img, &tg, l, &p, &err), 0);
+	assert_int_equal(layout_place(img, in->tg, l, &p, &err), 0);
 	assert_true(p.pad_bytes <= in->pad_budget);
 	int8_t *seen = calloc(img->map.ninputs + 1, 1);
 	for (size_t i = 0; i < l->n; i++) {
@@ -128,8 +130,8 @@ static void check_layout(const xb_plan_input *in, const xb_layout *l)
 		uint32_t start = p.new_addr[e->func] - (f->addr - (uint32_t)img->map.inputs[f->input].addr);
 		assert_int_equal(start % img->input_align[f->input], 0);
 		if (e->place == XB_PLACE_COLOUR) {
-			assert_int_equal(start & (target_way_bytes(&tg) - 1), e->way_offset);
-			assert_true(e->way_offset < target_way_bytes(&tg));
+			assert_int_equal(start & (target_way_bytes(in->tg) - 1), e->way_offset);
+			assert_true(e->way_offset < target_way_bytes(in->tg));
 		}
 		assert_int_equal(seen[f->input], 0);
 		seen[f->input] = 1;
@@ -188,6 +190,16 @@ static void test_colour_under_capacity_pressure(void **state)
 		assert_true(o.colour.misses_per_echo >= o.colour.opt_bound_per_echo);
 		workload_free(&o, &img, &t);
 	}
+	/* every function runs (as in the demo): no cold code to lay instead of padding, and
+	 * gathering them in a block gains nothing over stock, but colouring still does */
+	static const workload all_run = {120, 1.00, 0, 2};
+	outcome o;
+	xb_image img;
+	xb_trace t;
+	run_workload(&all_run, 32768, &o, &img, &t);
+	assert_true(o.colour.misses_per_echo <= 0.85 * o.hot.misses_per_echo);
+	assert_true(o.colour.misses_per_echo >= o.colour.opt_bound_per_echo);
+	workload_free(&o, &img, &t);
 }
 
 /* Whatever the workload, colour is never predicted worse than the packed hot block (the
@@ -235,6 +247,67 @@ static void test_colour_uses_the_budget(void **state)
 		prev = o.colour.misses_per_echo;
 		workload_free(&o, &img, &t);
 	}
+}
+
+/* Functions that never run take the place of padding: even without a padding budget the
+ * layout interleaves them with the hot code, and only they (no function that ran) are
+ * added to the block. */
+static void test_colour_fills_with_cold_code(void **state)
+{
+	(void)state;
+	static const workload w = {400, 0.25, 0, 2};
+	outcome o;
+	xb_image img;
+	xb_trace t;
+	run_workload(&w, 0, &o, &img, &t);
+	int8_t *ran = calloc(img.nfuncs + 1, 1);
+	for (size_t i = 0; i < t.n; i++) {
+		const xb_function *f = image_function_at(&img, t.addr[i]);
+		if (f)
+			ran[f - img.funcs] = 1;
+	}
+	xb_layout hot;
+	layout_init(&hot);
+	xb_plan_input in = {.img = &img, .tg = &tg, .trace = &t};
+	xb_err err;
+	assert_int_equal(plan_hot.plan(&in, &hot, &err), 0);
+	size_t fillers = 0;
+	for (size_t i = 0; i < o.l.n; i++) {
+		assert_int_equal(o.l.e[i].place, XB_PLACE_HOT);
+		fillers += !ran[o.l.e[i].func];
+	}
+	printf("# no padding budget: %zu never-run functions among %zu entries (hot block: %zu)\n",
+	       fillers, o.l.n, hot.n);
+	assert_true(fillers > 0);
+	assert_int_equal(o.l.n - fillers, hot.n);
+	assert_true(o.colour.misses_per_echo <= 0.85 * o.hot.misses_per_echo);
+	layout_free(&hot);
+	free(ran);
+	workload_free(&o, &img, &t);
+
+	/* from samples: only functions without a single sample fill */
+	synth_image(&img, 300, 21);
+	xb_samples s;
+	samples_init(&s);
+	synth_samples(&s, &img, 150, 200000, 4);
+	xb_profile prof;
+	profile_build(&prof, &img, &s, tg.cache.line);
+	xb_plan_input sin = {.img = &img, .tg = &tg, .prof = &prof, .pad_budget = 8192};
+	layout_init(&o.l);
+	assert_int_equal(plan_colour.plan(&sin, &o.l, &err), 0);
+	fillers = 0;
+	for (size_t i = 0; i < o.l.n; i++) {
+		const xb_func_profile *fp = &prof.func[o.l.e[i].func];
+		if (fp->net <= 0) {
+			assert_true(fp->busy == 0 && fp->idle == 0);
+			fillers++;
+		}
+	}
+	assert_true(fillers > 0);
+	layout_free(&o.l);
+	profile_free(&prof);
+	samples_free(&s);
+	synth_image_free(&img);
 }
 
 static void test_colour_is_deterministic(void **state)
@@ -335,6 +408,47 @@ static void test_colour_shared_sections(void **state)
 	synth_image_free(&img);
 }
 
+/* Moves a synthetic image's flash contents to base (another target's flash). */
+static void rebase_flash(xb_image *img, uint32_t base)
+{
+	uint32_t d = base - 0x10000000;
+	for (size_t i = 0; i < img->nfuncs; i++)
+		img->funcs[i].addr += d;
+	for (size_t i = 0; i < img->map.ninputs; i++)
+		if (img->map.inputs[i].out_section == 0)
+			img->map.inputs[i].addr += d;
+	img->map.outputs[0].addr += d;
+	img->map.outputs[0].lma += d;
+	img->map.outputs[1].lma += d;
+	img->sections[0].addr += d;
+	img->markers[0].addr += d;
+	img->markers[1].addr += d;
+}
+
+/* Nothing assumes the RP2040's geometry: four ways of 32-byte lines, another flash base. */
+static void test_colour_other_geometry(void **state)
+{
+	(void)state;
+	xb_image img;
+	synth_image(&img, 600, 7);
+	rebase_flash(&img, 0x60000000);
+	xb_trace t;
+	path_trace(&t, &img, 0.35, 0.2, 20, 7);
+	xb_plan_input in = {.img = &img, .tg = &tg4, .trace = &t, .pad_budget = 32768};
+	outcome o;
+	plan_all(&in, &o);
+	check_layout(&in, &o.l);
+	printf("# 4 ways, 32-byte lines: stock %.1f, hot %.1f, colour %.1f (%.3f x hot, padding %u), "
+	       "OPT %.1f misses/echo\n", o.stock.misses_per_echo, o.hot.misses_per_echo,
+	       o.colour.misses_per_echo, o.colour.misses_per_echo / o.hot.misses_per_echo,
+	       o.colour.pad_bytes, o.colour.opt_bound_per_echo);
+	assert_true(o.colour.misses_per_echo <= o.hot.misses_per_echo);
+	assert_true(o.colour.misses_per_echo >= o.colour.opt_bound_per_echo);
+	layout_free(&o.l);
+	trace_free(&t);
+	synth_image_free(&img);
+}
+
 /* The SRAM planner colours what stays in flash after its SRAM entries. */
 static void test_colour_after_sram(void **state)
 {
@@ -370,10 +484,12 @@ int main(void)
 		cmocka_unit_test(test_colour_under_capacity_pressure),
 		cmocka_unit_test(test_colour_never_worse_than_hot),
 		cmocka_unit_test(test_colour_uses_the_budget),
+		cmocka_unit_test(test_colour_fills_with_cold_code),
 		cmocka_unit_test(test_colour_is_deterministic),
 		cmocka_unit_test(test_colour_on_samples),
 		cmocka_unit_test(test_colour_shared_sections),
 		cmocka_unit_test(test_colour_after_sram),
+		cmocka_unit_test(test_colour_other_geometry),
 	};
 	return cmocka_run_group_tests(tests, setup, NULL);
 }

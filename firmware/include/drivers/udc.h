@@ -66,8 +66,13 @@ struct udc_event {
  * queue it. 0, or a negative errno when it could not. */
 typedef int (*udc_event_cb_t)(const struct udc_event *ev);
 
+struct udc_ep_stats {
+	uint32_t packets, bytes, transfers, errors;
+};
+
 struct udc_ep_config {
 	struct k_fifo fifo; /* queued transfer buffers; the head one is in progress */
+	struct udc_ep_stats stats;
 	uint16_t mps;
 	uint8_t addr;
 	uint8_t attributes; /* enum usb_ep_type */
@@ -115,6 +120,8 @@ struct udc_stats {
 	uint32_t events, events_dropped, enqueued, buf_alloc_failures;
 };
 void udc_stats_get(struct udc_stats *s);
+/* One endpoint's counters (zeros for an unknown endpoint). */
+void udc_ep_stats_get(uint8_t ep, struct udc_ep_stats *s);
 
 /* ---- For controller drivers ---- */
 

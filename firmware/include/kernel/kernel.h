@@ -82,9 +82,16 @@ static inline void irq_unlock(unsigned key)
 	__asm__ volatile("msr primask, %0" ::"r"(key) : "memory");
 }
 
+/* An interrupt handler: every external interrupt enters through the kernel's wrapper,
+ * which looks its handler up in the software ISR table and reschedules on the way out. */
+typedef void (*k_isr_t)(const void *arg);
+#define K_NUM_IRQS 32
+
+/* Installs isr(arg) for irq at priority prio (0 highest .. 3 lowest: the M0+ implements
+ * 2 priority bits). The interrupt stays disabled until irq_enable. 0 or -EINVAL. */
+int irq_connect(unsigned irq, unsigned prio, k_isr_t isr, const void *arg);
 void irq_enable(unsigned irq);
 void irq_disable(unsigned irq);
-/* prio 0 (highest) .. 3 (lowest) as the M0+ implements 2 priority bits. */
 void irq_priority_set(unsigned irq, unsigned prio);
 /* True in an exception handler. */
 bool k_is_in_isr(void);

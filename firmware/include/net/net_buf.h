@@ -9,6 +9,8 @@
 
 #include "kernel/kernel.h"
 
+#include "sys/mem_blocks.h"
+
 struct net_buf_pool;
 
 struct net_buf {
@@ -24,34 +26,71 @@ struct net_buf {
 	uint8_t user_data[8] __aligned(4); /* the owner's (the USB stack keeps transfer state) */
 };
 
+/* Where a pool's data comes from: a fixed slice per buffer, or variable-size runs of
+ * blocks. alloc may round *size up; it returns NULL when there is no room. */
+struct net_buf_data_cb {
+	uint8_t *(*alloc)(struct net_buf *buf, size_t *size, k_timeout_t timeout);
+	void (*unref)(struct net_buf *buf, uint8_t *data);
+};
+
+struct net_buf_data_alloc {
+	const struct net_buf_data_cb *cb;
+	void *alloc_data;
+	size_t max_alloc_size; /* what net_buf_alloc asks for */
+};
+
+struct net_buf_pool_fixed {
+	uint8_t *data_pool;
+	size_t data_size;
+};
+
+extern const struct net_buf_data_cb net_buf_fixed_cb;
+extern const struct net_buf_data_cb net_buf_var_cb;
+
 struct net_buf_pool {
 	const char *name;
-	struct k_fifo free;
+	struct k_fifo free; /* idle buffer headers */
 	struct net_buf *bufs;
-	uint8_t *storage;
+	const struct net_buf_data_alloc *alloc;
 	uint16_t count;
-	uint16_t buf_size;
-	uint16_t avail;     /* free buffers now */
+	uint16_t avail;     /* free headers now */
 	uint16_t min_avail; /* low-water mark, for statistics */
 	uint32_t alloc_failures;
 };
 
-/* Defines a pool of count buffers of size bytes each; call net_buf_pool_init before use. */
-#define NET_BUF_POOL_DEFINE(pname, cnt, sz)                                  \
-	static struct net_buf pname##_bufs[cnt];                             \
-	static uint8_t pname##_storage[(cnt) * ROUND_UP(sz, 4)] __aligned(4); \
-	struct net_buf_pool pname = {.name = #pname,                          \
-				     .bufs = pname##_bufs,                    \
-				     .storage = pname##_storage,              \
-				     .count = (cnt),                          \
-				     .buf_size = ROUND_UP(sz, 4)}
+/* A pool of cnt buffers of sz bytes each. Call net_buf_pool_init before use. */
+#define NET_BUF_POOL_FIXED_DEFINE(pname, cnt, sz)                                       \
+	static struct net_buf pname##_bufs[cnt];                                        \
+	static uint8_t pname##_storage[(cnt) * ROUND_UP(sz, 4)] __aligned(4);            \
+	static struct net_buf_pool_fixed pname##_fixed = {.data_pool = pname##_storage,  \
+							   .data_size = ROUND_UP(sz, 4)}; \
+	static const struct net_buf_data_alloc pname##_alloc = {                         \
+		.cb = &net_buf_fixed_cb, .alloc_data = &pname##_fixed,                   \
+		.max_alloc_size = ROUND_UP(sz, 4)};                                      \
+	struct net_buf_pool pname = {                                                    \
+		.name = #pname, .bufs = pname##_bufs, .alloc = &pname##_alloc, .count = (cnt)}
+#define NET_BUF_POOL_DEFINE(pname, cnt, sz) NET_BUF_POOL_FIXED_DEFINE(pname, cnt, sz)
+
+/* A pool of cnt buffer headers sharing data_size bytes of storage, handed out in blocks of
+ * blk bytes: for buffers of very different sizes. */
+#define NET_BUF_POOL_VAR_DEFINE(pname, cnt, data_size, blk)                              \
+	static struct net_buf pname##_bufs[cnt];                                        \
+	SYS_MEM_BLOCKS_DEFINE(pname##_blocks, blk, (data_size) / (blk));                 \
+	static const struct net_buf_data_alloc pname##_alloc = {                         \
+		.cb = &net_buf_var_cb, .alloc_data = &pname##_blocks,                    \
+		.max_alloc_size = (data_size)};                                          \
+	struct net_buf_pool pname = {                                                    \
+		.name = #pname, .bufs = pname##_bufs, .alloc = &pname##_alloc, .count = (cnt)}
 
 void net_buf_pool_init(struct net_buf_pool *pool);
 static inline void *net_buf_user_data(const struct net_buf *buf)
 {
 	return (void *)buf->user_data;
 }
-/* A buffer with ref 1, no data and no fragments; NULL when none became free in time. */
+/* A buffer with room for size bytes, ref 1, no data and no fragments; NULL when none (or
+ * no room for its data) became free in time. */
+struct net_buf *net_buf_alloc_len(struct net_buf_pool *pool, size_t size, k_timeout_t timeout);
+/* The same with the pool's largest size (the fixed size of a fixed pool). */
 struct net_buf *net_buf_alloc(struct net_buf_pool *pool, k_timeout_t timeout);
 struct net_buf *net_buf_ref(struct net_buf *buf);
 /* Drops one reference to buf and, for each buffer that reaches 0, to the rest of its

@@ -22,8 +22,15 @@
 #define MSG_DONTWAIT 0x40
 
 #define SOL_SOCKET 1
+#define SO_TYPE 3
+#define SO_ERROR 4
+#define SO_BROADCAST 6
+#define SO_PRIORITY 12
 #define SO_RCVTIMEO 20
 #define SO_SNDTIMEO 21
+#define IP_TOS 1
+#define IP_TTL 2
+#define IP_MULTICAST_TTL 33
 #define IP_ADD_MEMBERSHIP 35
 #define IP_DROP_MEMBERSHIP 36
 
@@ -54,8 +61,11 @@ ssize_t zsock_recvfrom(int sock, void *buf, size_t max_len, int flags, struct so
 /* timeout in ms, -1 forever. Returns the number of ready descriptors, 0 on timeout. */
 int zsock_poll(struct pollfd *fds, int nfds, int timeout);
 /* SO_RCVTIMEO and SO_SNDTIMEO take an int32_t of milliseconds (-1: forever);
+ * SO_BROADCAST, SO_PRIORITY (0..7), IP_TTL and IP_MULTICAST_TTL an int32_t;
  * IP_ADD_MEMBERSHIP and IP_DROP_MEMBERSHIP a struct ip_mreqn. */
 int zsock_setsockopt(int sock, int level, int optname, const void *optval, socklen_t optlen);
+/* The same options as int32_t values, plus SO_TYPE and SO_ERROR. */
+int zsock_getsockopt(int sock, int level, int optname, void *optval, socklen_t *optlen);
 int zsock_close(int sock);
 /* The errno of the calling thread's last failed socket call. */
 int sock_errno(void);

@@ -1,0 +1,70 @@
+/* transport_usb_hid: CMSIS-DAP v1 over libusb: HID reports of the endpoint's size (report
+ * ID 0, zero padded) through the interrupt endpoints, or SET_REPORT when the interface has
+ * no OUT endpoint. Responses are whole reports: the trailing padding is the client's to
+ * ignore. */
+#include <string.h>
+
+#include "usb_internal.h"
+
+#define HID_SET_REPORT 0x09
+#define HID_REPORT_OUTPUT 0x02
+
+static int hid_submit(xb_transport *t, const uint8_t *req, size_t len, xb_err *err)
+{
+	usb_link *u = (usb_link *)t;
+	uint8_t report[TRANSPORT_PACKET_MAX] = {0};
+	if (len > u->report)
+		return xb_fail(err, "%s: a request of %zu bytes does not fit a %zu-byte report",
+			       t->name, len, u->report);
+	memcpy(report, req, len);
+	int rc, sent = 0;
+	if (u->ep_out) {
+		rc = libusb_interrupt_transfer(u->handle, u->ep_out, report, (int)u->report, &sent,
+					       TRANSPORT_TIMEOUT_MS);
+	} else {
+		rc = libusb_control_transfer(
+			u->handle,
+			LIBUSB_ENDPOINT_OUT | LIBUSB_REQUEST_TYPE_CLASS | LIBUSB_RECIPIENT_INTERFACE,
+			HID_SET_REPORT, HID_REPORT_OUTPUT << 8, (uint16_t)u->iface, report,
+			(uint16_t)u->report, TRANSPORT_TIMEOUT_MS);
+		sent = rc;
+		rc = rc < 0 ? rc : 0;
+	}
+	if (rc)
+		return usb_fail(u, "sending a report", rc, err);
+	if ((size_t)sent != u->report)
+		return xb_fail(err, "%s: sent %d of %zu bytes of a report", t->name, sent, u->report);
+	return 0;
+}
+
+static int hid_collect(xb_transport *t, uint8_t *resp, size_t cap, size_t *rlen, xb_err *err)
+{
+	usb_link *u = (usb_link *)t;
+	uint8_t report[TRANSPORT_PACKET_MAX];
+	int got = 0;
+	int rc = libusb_interrupt_transfer(u->handle, u->ep_in, report, (int)u->report, &got,
+					   TRANSPORT_TIMEOUT_MS);
+	if (rc)
+		return usb_fail(u, "reading a report", rc, err);
+	if (got <= 0)
+		return xb_fail(err, "%s: an empty report instead of an answer", t->name);
+	*rlen = (size_t)got < cap ? (size_t)got : cap;
+	memcpy(resp, report, *rlen);
+	return 0;
+}
+
+static int hid_xfer(xb_transport *t, const uint8_t *req, size_t len, uint8_t *resp, size_t cap,
+		    size_t *rlen, xb_err *err)
+{
+	if (hid_submit(t, req, len, err))
+		return -1;
+	return hid_collect(t, resp, cap, rlen, err);
+}
+
+const xb_transport_ops transport_usb_hid_ops = {
+	.kind = "usb-hid",
+	.xfer = hid_xfer,
+	.submit = hid_submit,
+	.collect = hid_collect,
+	.close = usb_link_close,
+};
