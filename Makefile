@@ -15,8 +15,8 @@ WARN     := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wno
 CFLAGS   := -std=c11 -g $(HOST_OPT) $(WARN) $(WERROR) $(SAN) $(EXTRA_CFLAGS)
 CPPFLAGS := -D_GNU_SOURCE -DXB_SOURCE_DIR='"$(CURDIR)"' -MMD -MP
 LDFLAGS  := $(SAN)
-CORE_LIBS := -lelf -lm
-HOST_LIBS := -lusb-1.0 -lpcap -lsqlite3
+CORE_LIBS := -lelf -lm -lsqlite3
+HOST_LIBS := -lusb-1.0 -lpcap
 LIBS_ALL = $(BUILD)/libcli.a $(BUILD)/libcapture.a $(BUILD)/libprobe.a $(BUILD)/libsim.a $(BUILD)/libcore.a
 
 ifeq ($(origin CC),default)
