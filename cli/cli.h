@@ -28,5 +28,7 @@ int cli_wants_help(int argc, char **argv);
 
 extern const xb_command cmd_info, cmd_plan, cmd_predict, cmd_cache;
 extern const xb_command cmd_sim;
+extern const xb_command cmd_capture;
+extern const xb_command cmd_probe;
 
 #endif

@@ -1,5 +1,7 @@
 /* cmd_sim: `xipbench sim run`: run a firmware image on the virtual Pico and report cycles,
- * instructions, XIP cache counters, faults and where the core stopped. */
+ * instructions, XIP cache counters, faults and where the core stopped; with the USB host and
+ * the network peer, echo traffic and its metrics (cli/sim_net.c); `xipbench sim serve`
+ * (cli/sim_serve.c). */
 #include "cli.h"
 
 #include <errno.h>
@@ -11,12 +13,7 @@
 #include "../sim/pico.h"
 #include "../sim/realtime.h"
 #include "load.h"
-
-typedef struct sim_options {
-	const char *image, *at, *cycles, *uart, *trace, *until, *target, *speed;
-	enum xb_image_format format;
-	int strict, json, realtime;
-} sim_options;
+#include "sim_net.h"
 
 /* Where UART0's bytes go while the firmware runs. */
 typedef struct sim_uart {
@@ -72,7 +69,7 @@ static int sim_trace_close(const char *cmd, const char *path, sim_trace *t, int 
 }
 
 static void sim_print_text(const sim_options *o, const xb_load_info *li,
-			   const xb_pico_summary *s)
+			   const xb_pico_summary *s, const sim_net *net)
 {
 	printf("image          %s (%s, %zu bytes in 0x%08x-0x%08x)\n", o->image,
 	       loader_format_name(li->format), li->bytes, li->lo, li->hi);
@@ -98,10 +95,11 @@ static void sim_print_text(const sim_options *o, const xb_load_info *li,
 	printf("uart bytes     %llu\n", (unsigned long long)s->uart_bytes);
 	printf("unmapped       %llu\n", (unsigned long long)s->unmapped);
 	printf("timer          %llu us\n", (unsigned long long)s->timer_us);
+	sim_net_print_text(net, stdout);
 }
 
 static void sim_print_json(const sim_options *o, const xb_load_info *li,
-			   const xb_pico_summary *s)
+			   const xb_pico_summary *s, const sim_net *net)
 {
 	printf("{\"image\": ");
 	xb_json_string(stdout, o->image);
@@ -126,9 +124,11 @@ static void sim_print_json(const sim_options *o, const xb_load_info *li,
 		printf("null");
 	}
 	printf(", \"final_pc\": \"0x%08x\", \"uart_bytes\": %llu, \"unmapped_accesses\": %llu, "
-	       "\"timer_us\": %llu}\n",
+	       "\"timer_us\": %llu",
 	       s->pc, (unsigned long long)s->uart_bytes, (unsigned long long)s->unmapped,
 	       (unsigned long long)s->timer_us);
+	sim_net_print_json(net, stdout);
+	printf("}\n");
 }
 
 static int sim_set_image(const char *cmd, sim_options *o, const char *path,
@@ -141,10 +141,12 @@ static int sim_set_image(const char *cmd, sim_options *o, const char *path,
 	return XB_EXIT_OK;
 }
 
-static int sim_parse(const char *cmd, int argc, char **argv, sim_options *o)
+static int sim_parse(const char *cmd, int serve, int argc, char **argv, sim_options *o)
 {
 	enum { OPT_ELF = 256, OPT_UF2, OPT_BIN, OPT_AT, OPT_CYCLES, OPT_UART, OPT_TRACE,
-	       OPT_STRICT, OPT_JSON, OPT_UNTIL, OPT_TARGET, OPT_REALTIME, OPT_SPEED };
+	       OPT_STRICT, OPT_JSON, OPT_UNTIL, OPT_TARGET, OPT_REALTIME, OPT_SPEED, OPT_PING,
+	       OPT_INTERVAL, OPT_SIZE, OPT_UDP, OPT_SECONDS, OPT_UDP_PORT, OPT_UDP_SIZE, OPT_PCAP,
+	       OPT_USB, OPT_PEER_IP, OPT_DEVICE_IP, OPT_LINK_TIMEOUT, OPT_PROBE_SOCKET };
 	static const struct option longopts[] = {
 		{"elf", required_argument, NULL, OPT_ELF},
 		{"uf2", required_argument, NULL, OPT_UF2},
@@ -159,6 +161,19 @@ static int sim_parse(const char *cmd, int argc, char **argv, sim_options *o)
 		{"target", required_argument, NULL, OPT_TARGET},
 		{"realtime", no_argument, NULL, OPT_REALTIME},
 		{"speed", required_argument, NULL, OPT_SPEED},
+		{"ping", required_argument, NULL, OPT_PING},
+		{"interval-ms", required_argument, NULL, OPT_INTERVAL},
+		{"size", required_argument, NULL, OPT_SIZE},
+		{"udp", required_argument, NULL, OPT_UDP},
+		{"seconds", required_argument, NULL, OPT_SECONDS},
+		{"udp-port", required_argument, NULL, OPT_UDP_PORT},
+		{"udp-size", required_argument, NULL, OPT_UDP_SIZE},
+		{"pcap", required_argument, NULL, OPT_PCAP},
+		{"usb", no_argument, NULL, OPT_USB},
+		{"peer-ip", required_argument, NULL, OPT_PEER_IP},
+		{"device-ip", required_argument, NULL, OPT_DEVICE_IP},
+		{"link-timeout", required_argument, NULL, OPT_LINK_TIMEOUT},
+		{"probe-socket", required_argument, NULL, OPT_PROBE_SOCKET},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -180,6 +195,19 @@ static int sim_parse(const char *cmd, int argc, char **argv, sim_options *o)
 		case OPT_TARGET: o->target = optarg; break;
 		case OPT_REALTIME: o->realtime = 1; break;
 		case OPT_SPEED: o->speed = optarg; o->realtime = 1; break;
+		case OPT_PING: o->ping = optarg; break;
+		case OPT_INTERVAL: o->interval_ms = optarg; break;
+		case OPT_SIZE: o->size = optarg; break;
+		case OPT_UDP: o->udp = optarg; break;
+		case OPT_SECONDS: o->seconds = optarg; break;
+		case OPT_UDP_PORT: o->udp_port = optarg; break;
+		case OPT_UDP_SIZE: o->udp_size = optarg; break;
+		case OPT_PCAP: o->pcap = optarg; break;
+		case OPT_USB: o->usb = 1; break;
+		case OPT_PEER_IP: o->peer_ip = optarg; break;
+		case OPT_DEVICE_IP: o->device_ip = optarg; break;
+		case OPT_LINK_TIMEOUT: o->link_timeout = optarg; break;
+		case OPT_PROBE_SOCKET: o->probe_socket = optarg; break;
 		case 'h': cli_print_usage(cmd, stdout); return -1;
 		case ':': return cli_usage_error(cmd, "%s needs a value", argv[optind - 1]);
 		default: return cli_usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
@@ -198,6 +226,20 @@ static int sim_parse(const char *cmd, int argc, char **argv, sim_options *o)
 		return cli_usage_error(cmd, "--until needs a non-empty text");
 	if (o->until && o->realtime)
 		return cli_usage_error(cmd, "--until runs in virtual time; it does not go with --realtime");
+	if (serve) {
+		const char *bad = o->ping ? "--ping" : o->udp ? "--udp" : o->cycles ? "--cycles"
+				: o->until ? "--until" : o->trace ? "--trace" : o->json ? "--json"
+				: o->size ? "--size" : o->interval_ms ? "--interval-ms"
+				: o->udp_size ? "--udp-size" : o->usb ? "--usb"
+				: o->link_timeout ? "--link-timeout" : o->realtime && !o->speed ? "--realtime"
+				: NULL;
+		if (bad)
+			return cli_usage_error(cmd, "%s is a 'sim run' option, not a 'sim serve' one", bad);
+	} else if (o->probe_socket) {
+		return cli_usage_error(cmd, "--probe-socket is a 'sim serve' option");
+	}
+	if (!serve && o->until && sim_net_wanted(o))
+		return cli_usage_error(cmd, "--until does not go with the network options");
 	return XB_EXIT_OK;
 }
 
@@ -251,8 +293,14 @@ static int sim_run(const char *cmd, const sim_options *o)
 		rc = cli_fail(cmd, "%s", err.msg);
 	else if (pico_load_file(p, o->image, o->format, (uint32_t)at, &li, &err))
 		rc = cli_fail(cmd, "%s", err.msg);
-	if (rc == XB_EXIT_OK) {
-		if (o->until)
+	sim_net *net = NULL;
+	if (rc == XB_EXIT_OK && sim_net_wanted(o))
+		rc = sim_net_open(cmd, o, p, &net);
+	int ran = rc == XB_EXIT_OK;
+	if (ran) {
+		if (net)
+			rc = sim_net_run(net);
+		else if (o->until)
 			pico_run_until_uart(p, o->until, cycles);
 		else if (o->realtime)
 			realtime_run(p, cycles, speed, realtime_system_clock());
@@ -263,10 +311,13 @@ static int sim_run(const char *cmd, const sim_options *o)
 		if (uart.f == stdout && uart.last >= 0 && uart.last != '\n')
 			putchar('\n'); /* the report starts on its own line */
 		if (o->json)
-			sim_print_json(o, &li, &s);
+			sim_print_json(o, &li, &s, net);
 		else
-			sim_print_text(o, &li, &s);
+			sim_print_text(o, &li, &s, net);
 	}
+	int nrc = sim_net_close(net, ran);
+	if (rc == XB_EXIT_OK)
+		rc = nrc;
 	pico_free(p);
 	if (o->trace && sim_trace_close(cmd, o->trace, &tr, rc == XB_EXIT_OK))
 		rc = XB_EXIT_FAIL;
@@ -280,30 +331,45 @@ static int sim_run(const char *cmd, const sim_options *o)
 static int run_sim(int argc, char **argv)
 {
 	const char *cmd = argv[0];
-	if (argc < 2 || strcmp(argv[1], "run") != 0)
-		return cli_usage_error(cmd, "expected 'run' (the only sim subcommand)");
+	if (argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
+		cli_print_usage(cmd, stdout);
+		return XB_EXIT_OK;
+	}
+	int serve = argc >= 2 && strcmp(argv[1], "serve") == 0;
+	if (argc < 2 || (!serve && strcmp(argv[1], "run") != 0))
+		return cli_usage_error(cmd, "expected 'run' or 'serve'");
 	sim_options o = {0};
-	int rc = sim_parse(cmd, argc - 1, argv + 1, &o);
+	int rc = sim_parse(cmd, serve, argc - 1, argv + 1, &o);
 	if (rc < 0)
 		return XB_EXIT_OK; /* --help */
 	if (rc != XB_EXIT_OK)
 		return rc;
-	return sim_run(cmd, &o);
+	return serve ? sim_serve(cmd, &o) : sim_run(cmd, &o);
 }
 
 const xb_command cmd_sim = {
 	.name = "sim",
-	.summary = "run firmware on the virtual Pico: cycles, XIP counters, faults, UART output",
+	.summary = "run firmware on the virtual Pico: XIP counters, faults, UART; echo traffic; serve",
 	.usage =
 		"usage: xipbench sim run (--elf FILE | --uf2 FILE | --bin FILE --at ADDR) "
 		"[options]\n"
+		"       xipbench sim serve (--elf FILE | ...) [--probe-socket PATH] [--udp-port PORT]\n"
+		"                          [--pcap FILE|-] [--seconds S]\n"
 		"\n"
-		"Runs a firmware image on the virtual Pico (an RP2040 with its XIP cache, timers,\n"
-		"UART0 and a small bootrom of its own) in virtual time, then reports cycles,\n"
-		"instructions, XIP cache accesses and hits, faults and the final PC. The run\n"
-		"ends when the budget is spent, the core halts (a BKPT: the virtual debugger is\n"
-		"attached) or locks up, or --until's text appears on UART0. The same image and\n"
+		"sim run runs a firmware image on the virtual Pico (an RP2040 with its XIP cache,\n"
+		"timers, UART0, USB controller and a small bootrom of its own) in virtual time, then\n"
+		"reports cycles, instructions, XIP cache accesses and hits, faults and the final PC.\n"
+		"The run ends when the budget is spent, the core halts (a BKPT: the virtual debugger\n"
+		"is attached) or locks up, or --until's text appears on UART0. The same image and\n"
 		"options always give the same numbers.\n"
+		"\n"
+		"With --ping or --udp the virtual USB host and the network peer (192.0.2.2, the\n"
+		"Linux host's side of the CDC-ECM link) are plugged in: after enumeration, link and\n"
+		"ARP, an idle window, then the traffic window of the same length; per echo the round\n"
+		"trip, the turnaround (end of the reply's IN transfer - end of the request's OUT\n"
+		"transfer) and the XIP accesses and misses in between; then sent, received, lost,\n"
+		"median/min/max turnaround, echo rate and misses per echo (traffic window minus idle\n"
+		"window, per request).\n"
 		"\n"
 		"options:\n"
 		"  --elf FILE        an ELF executable (segments at their load addresses)\n"
@@ -319,9 +385,30 @@ const xb_command cmd_sim = {
 		"  --target NAME     target name or path (default rp2040)\n"
 		"  --json            print one JSON object on one line instead of the report\n"
 		"  -h, --help        print this text\n"
+		"network options (sim run):\n"
+		"  --ping N          N ICMP echo requests\n"
+		"  --interval-ms MS  between requests (default 20)\n"
+		"  --size BYTES      echo data bytes (default 56)\n"
+		"  --udp RATE        UDP datagrams per second to the device's echo service\n"
+		"  --seconds S       for S seconds (default 1)\n"
+		"  --udp-port PORT   the device's port (default 7)\n"
+		"  --udp-size BYTES  payload bytes, the first 8 a nonce (default 64)\n"
+		"  --pcap FILE       write the usbmon capture of the whole run (link type 220)\n"
+		"  --usb             plug in the USB host and the peer without traffic\n"
+		"  --peer-ip ADDR    the peer's IPv4 address (default 192.0.2.2)\n"
+		"  --device-ip ADDR  the device's IPv4 address (default 192.0.2.1)\n"
+		"  --link-timeout MS how long the bring-up may take (default 5000)\n"
+		"sim serve: the board in real time for host tools (only loopback and Unix sockets):\n"
+		"  --probe-socket PATH  the virtual CMSIS-DAP probe on a Unix socket (2-byte LE\n"
+		"                    length before each packet, both ways)\n"
+		"  --udp-port PORT   a UDP socket on 127.0.0.1 (0: any free port, printed) whose\n"
+		"                    datagrams go to the board's echo service and back\n"
+		"  --pcap FILE|-     the usbmon stream to FILE or standard output\n"
+		"  --seconds S       stop after S seconds (default: at SIGINT or SIGTERM)\n"
+		"  also --uart, --strict, --target, --speed, --peer-ip, --device-ip\n"
 		"\n"
 		"Exit status: 0 the image ran (whatever it did: see result and faults); 1 the\n"
-		"image, target or an output file could not be used; 2 usage error.\n"
-		"Details and every --json key: docs/cli.md.\n",
+		"image, target or an output file could not be used, or the network was not ready;\n"
+		"2 usage error. Details and every --json key: docs/cli.md.\n",
 	.run = run_sim,
 };

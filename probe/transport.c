@@ -15,6 +15,7 @@ void transport_init(xb_transport *t, const xb_transport_ops *ops, const char *fm
 	t->ops = ops;
 	t->packet_size = 64;
 	t->link_max = TRANSPORT_PACKET_MAX;
+	t->timeout_ms = TRANSPORT_TIMEOUT_MS;
 	va_list ap;
 	va_start(ap, fmt);
 	vsnprintf(t->name, sizeof t->name, fmt, ap);
@@ -26,6 +27,7 @@ void transport_break(xb_transport *t, const xb_err *err)
 	if (t->broken)
 		return;
 	t->broken = 1;
+	t->in_flight = 0; /* nothing will come back */
 	if (err)
 		t->broken_err = *err;
 	else

@@ -15,7 +15,8 @@ struct xb_dap;
 /* Packets a transport keeps in flight at most (CMSIS-DAP's packet count is a byte; the
  * virtual probe allows 64). */
 #define TRANSPORT_IN_FLIGHT_MAX 64u
-/* How long a USB or socket transport waits for a response before it gives up. */
+/* How long a USB or socket transport waits for a response before it gives up (the
+ * default of xb_transport.timeout_ms). */
 #define TRANSPORT_TIMEOUT_MS 2000u
 
 typedef struct xb_transport xb_transport;
@@ -55,6 +56,8 @@ struct xb_transport {
 				   * virtual probe's packet size; else TRANSPORT_PACKET_MAX) */
 	unsigned in_flight;       /* submitted, not collected */
 	int virtual_time;         /* now_ns is the board's virtual time */
+	unsigned timeout_ms;      /* how long a USB or socket transport waits for an answer
+				   * (TRANSPORT_TIMEOUT_MS unless changed) */
 	int broken;               /* an earlier call failed in a way that leaves the link
 				   * unusable: every call fails with broken_err */
 	xb_err broken_err;

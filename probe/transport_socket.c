@@ -24,14 +24,14 @@ static int socket_wait(socket_link *s, short events, xb_err *err)
 {
 	struct pollfd p = {.fd = s->fd, .events = events};
 	for (;;) {
-		int n = poll(&p, 1, (int)TRANSPORT_TIMEOUT_MS);
+		int n = poll(&p, 1, (int)s->base.timeout_ms);
 		if (n > 0)
 			return 0;
 		if (n == 0)
 			return xb_fail(err,
 				       "%s: no response within %u ms (is the virtual Pico's serve "
 				       "loop stuck?)",
-				       s->base.name, TRANSPORT_TIMEOUT_MS);
+				       s->base.name, s->base.timeout_ms);
 		if (errno != EINTR)
 			return xb_fail(err, "%s: poll: %s", s->base.name, strerror(errno));
 	}

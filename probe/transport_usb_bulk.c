@@ -9,9 +9,9 @@ static int bulk_submit(xb_transport *t, const uint8_t *req, size_t len, xb_err *
 	usb_link *u = (usb_link *)t;
 	int sent = 0;
 	int rc = libusb_bulk_transfer(u->handle, u->ep_out, (unsigned char *)req, (int)len, &sent,
-				      TRANSPORT_TIMEOUT_MS);
+				      t->timeout_ms);
 	if (rc)
-		return usb_fail(u, "sending a request", rc, err);
+		return transport_usb_fail(u, "sending a request", rc, err);
 	if ((size_t)sent != len)
 		return xb_fail(err, "%s: sent %d of %zu bytes of a request", t->name, sent, len);
 	return 0;
@@ -26,9 +26,9 @@ static int bulk_collect(xb_transport *t, uint8_t *resp, size_t cap, size_t *rlen
 	for (int attempt = 0; attempt < 2; attempt++) {
 		int got = 0;
 		int rc = libusb_bulk_transfer(u->handle, u->ep_in, buf, (int)want, &got,
-					      TRANSPORT_TIMEOUT_MS);
+					      t->timeout_ms);
 		if (rc)
-			return usb_fail(u, "reading a response", rc, err);
+			return transport_usb_fail(u, "reading a response", rc, err);
 		if (got > 0) {
 			*rlen = (size_t)got < cap ? (size_t)got : cap;
 			memcpy(resp, buf, *rlen);
@@ -52,5 +52,5 @@ const xb_transport_ops transport_usb_bulk_ops = {
 	.xfer = bulk_xfer,
 	.submit = bulk_submit,
 	.collect = bulk_collect,
-	.close = usb_link_close,
+	.close = transport_usb_close,
 };

@@ -20,18 +20,18 @@ static int hid_submit(xb_transport *t, const uint8_t *req, size_t len, xb_err *e
 	int rc, sent = 0;
 	if (u->ep_out) {
 		rc = libusb_interrupt_transfer(u->handle, u->ep_out, report, (int)u->report, &sent,
-					       TRANSPORT_TIMEOUT_MS);
+					       t->timeout_ms);
 	} else {
 		rc = libusb_control_transfer(
 			u->handle,
 			LIBUSB_ENDPOINT_OUT | LIBUSB_REQUEST_TYPE_CLASS | LIBUSB_RECIPIENT_INTERFACE,
 			HID_SET_REPORT, HID_REPORT_OUTPUT << 8, (uint16_t)u->iface, report,
-			(uint16_t)u->report, TRANSPORT_TIMEOUT_MS);
+			(uint16_t)u->report, t->timeout_ms);
 		sent = rc;
 		rc = rc < 0 ? rc : 0;
 	}
 	if (rc)
-		return usb_fail(u, "sending a report", rc, err);
+		return transport_usb_fail(u, "sending a report", rc, err);
 	if ((size_t)sent != u->report)
 		return xb_fail(err, "%s: sent %d of %zu bytes of a report", t->name, sent, u->report);
 	return 0;
@@ -43,9 +43,9 @@ static int hid_collect(xb_transport *t, uint8_t *resp, size_t cap, size_t *rlen,
 	uint8_t report[TRANSPORT_PACKET_MAX];
 	int got = 0;
 	int rc = libusb_interrupt_transfer(u->handle, u->ep_in, report, (int)u->report, &got,
-					   TRANSPORT_TIMEOUT_MS);
+					   t->timeout_ms);
 	if (rc)
-		return usb_fail(u, "reading a report", rc, err);
+		return transport_usb_fail(u, "reading a report", rc, err);
 	if (got <= 0)
 		return xb_fail(err, "%s: an empty report instead of an answer", t->name);
 	*rlen = (size_t)got < cap ? (size_t)got : cap;
@@ -66,5 +66,5 @@ const xb_transport_ops transport_usb_hid_ops = {
 	.xfer = hid_xfer,
 	.submit = hid_submit,
 	.collect = hid_collect,
-	.close = usb_link_close,
+	.close = transport_usb_close,
 };

@@ -19,9 +19,9 @@ typedef struct usb_link {
 
 /* Fills err from a libusb error rc of the operation what ("reading a response"), naming
  * the probe: a vanished probe, a timeout, a stall, permission ... */
-int usb_fail(const usb_link *u, const char *what, int rc, xb_err *err);
+int transport_usb_fail(const usb_link *u, const char *what, int rc, xb_err *err);
 /* Releases the interface, closes the device and libusb; frees u. */
-void usb_link_close(xb_transport *t);
+void transport_usb_close(xb_transport *t);
 
 extern const xb_transport_ops transport_usb_bulk_ops;
 extern const xb_transport_ops transport_usb_hid_ops;

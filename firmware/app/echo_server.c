@@ -3,6 +3,9 @@
 #include "echo_server.h"
 #include "kernel/kernel.h"
 #include "net/socket.h"
+#include <string.h>
+
+#include "drivers/console.h"
 #include "sys/log.h"
 
 LOG_MODULE_REGISTER(echo, LOG_LEVEL_INF);
@@ -16,6 +19,35 @@ static struct k_thread echo_thread;
 static K_THREAD_STACK_DEFINE(echo_stack, ECHO_STACK_SIZE);
 static uint8_t echo_buf[ECHO_MAX_DATAGRAM];
 static struct echo_server_stats stats;
+
+/* The client's entry: found, or a new one in place of the least recently seen. */
+static struct echo_client *echo_client_get(const struct sockaddr_in *from)
+{
+	struct echo_client *oldest = &stats.clients[0];
+	uint32_t now = k_uptime_get_32();
+	for (int i = 0; i < ECHO_MAX_CLIENTS; i++) {
+		struct echo_client *c = &stats.clients[i];
+		if (c->datagrams && c->addr == from->sin_addr.s_addr && c->port == from->sin_port)
+			return c;
+		if (!c->datagrams || (int32_t)(c->last_ms - oldest->last_ms) < 0)
+			oldest = c;
+	}
+	LOG_DBG("new client, port %u", ntohs(from->sin_port));
+	memset(oldest, 0, sizeof(*oldest));
+	oldest->addr = from->sin_addr.s_addr;
+	oldest->port = from->sin_port;
+	oldest->last_ms = now;
+	stats.clients_seen++;
+	return oldest;
+}
+
+static void echo_client_count(const struct sockaddr_in *from, size_t len)
+{
+	struct echo_client *c = echo_client_get(from);
+	c->datagrams++;
+	c->bytes += (uint32_t)len;
+	c->last_ms = k_uptime_get_32();
+}
 
 static int echo_open(void)
 {
@@ -55,6 +87,7 @@ static void echo_one(int sock)
 	}
 	stats.datagrams++;
 	stats.bytes += (uint32_t)len;
+	echo_client_count(&client, (size_t)len);
 }
 
 static void echo_main(void *p1, void *p2, void *p3)
@@ -92,4 +125,21 @@ void echo_server_start(void)
 void echo_server_stats_get(struct echo_server_stats *s)
 {
 	*s = stats;
+}
+
+void echo_server_stats_print(void)
+{
+	printk("echo: %u datagrams, %u bytes, %u send errors, %u receive errors, %u clients\r\n",
+	       (unsigned)stats.datagrams, (unsigned)stats.bytes, (unsigned)stats.send_errors,
+	       (unsigned)stats.recv_errors, (unsigned)stats.clients_seen);
+	for (int i = 0; i < ECHO_MAX_CLIENTS; i++) {
+		const struct echo_client *c = &stats.clients[i];
+		if (!c->datagrams)
+			continue;
+		struct in_addr a = {.s_addr = c->addr};
+		char buf[16];
+		printk("  %s:%u %u datagrams %u bytes, last at %u ms\r\n", net_addr_ntop(&a, buf),
+		       ntohs(c->port), (unsigned)c->datagrams, (unsigned)c->bytes,
+		       (unsigned)c->last_ms);
+	}
 }

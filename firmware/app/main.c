@@ -8,6 +8,7 @@
 #include "kernel/kernel.h"
 #include "net/net_core.h"
 #include "net/net_if.h"
+#include "net/net_stats.h"
 #include "sys/log.h"
 #include "usb/cdc_ecm.h"
 #include "usb/usbd.h"
@@ -18,8 +19,26 @@ LOG_MODULE_REGISTER(main, LOG_LEVEL_INF);
 #define FW_VARIANT "default"
 #endif
 
+#define STATS_PERIOD K_SECONDS(60)
+
 static const uint8_t device_mac[6] = ECHO_DEVICE_MAC;
 static const uint8_t host_mac[6] = ECHO_HOST_MAC;
+static struct k_work_delayable stats_work;
+
+/* One line of statistics a minute: enough to see at a glance that traffic flows. */
+static void stats_line(struct k_work *w)
+{
+	struct echo_server_stats echo;
+	const struct net_stats *s = &net_stats_global;
+	UNUSED(w);
+	echo_server_stats_get(&echo);
+	uint32_t load = k_cpu_load_permille();
+	LOG_INF("up %u s, cpu %u.%u%%, frames rx %u tx %u, pings %u, udp echoes %u (%u errors)",
+		(unsigned)(k_uptime_get_32() / 1000u), (unsigned)(load / 10u), (unsigned)(load % 10u),
+		(unsigned)s->eth.rx_pkts, (unsigned)s->eth.tx_pkts, (unsigned)s->icmp.sent,
+		(unsigned)echo.datagrams, (unsigned)(echo.send_errors + echo.recv_errors));
+	k_work_schedule(&stats_work, STATS_PERIOD);
+}
 
 void app_banner(int clock_status)
 {
@@ -58,5 +77,7 @@ void app_main(void *p1, void *p2, void *p3)
 		return;
 	}
 	echo_server_start();
+	k_work_init_delayable(&stats_work, stats_line);
+	k_work_schedule(&stats_work, STATS_PERIOD);
 	LOG_INF("ready");
 }

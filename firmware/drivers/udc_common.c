@@ -19,6 +19,7 @@ NET_BUF_POOL_VAR_DEFINE(udc_ep_pool, UDC_BUF_COUNT, UDC_BUF_POOL_SIZE, UDC_BUF_B
 
 static struct udc_ep_config ep_cfgs[USB_NUM_EP][2]; /* [index][0: OUT, 1: IN] */
 static const struct udc_api *udc_api;
+static struct k_mutex udc_lock; /* one driver call at a time (stack, classes, senders) */
 static udc_event_cb_t event_cb;
 static struct udc_stats stats;
 
@@ -73,6 +74,7 @@ int udc_submit_ep_event(struct net_buf *buf, int err)
 int udc_init(udc_event_cb_t cb)
 {
 	event_cb = cb;
+	k_mutex_init(&udc_lock);
 	net_buf_pool_init(&udc_ep_pool);
 	for (uint8_t i = 0; i < USB_NUM_EP; i++) {
 		for (int d = 0; d < 2; d++) {
@@ -97,19 +99,28 @@ int udc_init(udc_event_cb_t cb)
 
 int udc_enable(void)
 {
-	return udc_api->enable();
+	k_mutex_lock(&udc_lock, K_FOREVER);
+	int ret = udc_api->enable();
+	k_mutex_unlock(&udc_lock);
+	return ret;
 }
 
 int udc_disable(void)
 {
-	return udc_api->disable();
+	k_mutex_lock(&udc_lock, K_FOREVER);
+	int ret = udc_api->disable();
+	k_mutex_unlock(&udc_lock);
+	return ret;
 }
 
 int udc_set_address(uint8_t addr)
 {
 	if (addr > 127)
 		return -EINVAL;
-	return udc_api->set_address(addr);
+	k_mutex_lock(&udc_lock, K_FOREVER);
+	int ret = udc_api->set_address(addr);
+	k_mutex_unlock(&udc_lock);
+	return ret;
 }
 
 int udc_ep_enable(uint8_t ep, enum usb_ep_type type, uint16_t mps)
@@ -119,12 +130,14 @@ int udc_ep_enable(uint8_t ep, enum usb_ep_type type, uint16_t mps)
 		return -EINVAL;
 	if (cfg->enabled)
 		return -EALREADY;
+	k_mutex_lock(&udc_lock, K_FOREVER);
 	cfg->attributes = (uint8_t)type;
 	cfg->mps = mps;
 	cfg->halted = false;
 	int ret = udc_api->ep_enable(cfg);
 	if (ret == 0)
 		cfg->enabled = true;
+	k_mutex_unlock(&udc_lock);
 	LOG_DBG("ep %02x enabled (%d)", ep, ret);
 	return ret;
 }
@@ -136,8 +149,10 @@ int udc_ep_disable(uint8_t ep)
 		return -EINVAL;
 	if (!cfg->enabled)
 		return -EALREADY;
+	k_mutex_lock(&udc_lock, K_FOREVER);
 	int ret = udc_api->ep_disable(cfg);
 	cfg->enabled = false;
+	k_mutex_unlock(&udc_lock);
 	return ret;
 }
 
@@ -146,9 +161,11 @@ int udc_ep_set_halt(uint8_t ep)
 	struct udc_ep_config *cfg = udc_get_ep_cfg(ep);
 	if (!cfg || !cfg->enabled)
 		return -ENODEV;
+	k_mutex_lock(&udc_lock, K_FOREVER);
 	int ret = udc_api->ep_set_halt(cfg);
 	if (ret == 0 && USB_EP_IDX(ep) != 0)
 		cfg->halted = true;
+	k_mutex_unlock(&udc_lock);
 	return ret;
 }
 
@@ -157,9 +174,11 @@ int udc_ep_clear_halt(uint8_t ep)
 	struct udc_ep_config *cfg = udc_get_ep_cfg(ep);
 	if (!cfg || !cfg->enabled)
 		return -ENODEV;
+	k_mutex_lock(&udc_lock, K_FOREVER);
 	int ret = udc_api->ep_clear_halt(cfg);
 	if (ret == 0)
 		cfg->halted = false;
+	k_mutex_unlock(&udc_lock);
 	return ret;
 }
 
@@ -180,10 +199,13 @@ int udc_ep_enqueue(struct net_buf *buf)
 	if (!USB_EP_IS_IN(info->ep) && info->size > net_buf_tailroom(buf))
 		return -EINVAL;
 	info->err = 0;
-	stats.enqueued++;
 	LOG_DBG("enqueue ep %02x len %u", info->ep, buf->len);
+	k_mutex_lock(&udc_lock, K_FOREVER);
+	stats.enqueued++;
 	k_fifo_put(&cfg->fifo, buf);
-	return udc_api->ep_enqueue(cfg, buf);
+	int ret = udc_api->ep_enqueue(cfg, buf);
+	k_mutex_unlock(&udc_lock);
+	return ret;
 }
 
 int udc_ep_dequeue(uint8_t ep)
@@ -191,7 +213,10 @@ int udc_ep_dequeue(uint8_t ep)
 	struct udc_ep_config *cfg = udc_get_ep_cfg(ep);
 	if (!cfg)
 		return -EINVAL;
-	return udc_api->ep_dequeue(cfg);
+	k_mutex_lock(&udc_lock, K_FOREVER);
+	int ret = udc_api->ep_dequeue(cfg);
+	k_mutex_unlock(&udc_lock);
+	return ret;
 }
 
 struct net_buf *udc_ep_buf_alloc(uint8_t ep, size_t size)

@@ -25,9 +25,31 @@ static void idle(void *p1, void *p2, void *p3)
 		unsigned key = irq_lock();
 		_kernel.idle_entries++;
 		sys_clock_set_timeout(z_next_timeout_ticks(), true);
+		uint32_t slept = k_cycle_get_32();
 		__asm__ volatile("wfi");
+		/* Still locked: the time until the pending interrupt is taken is idle too. */
+		_kernel.idle_sleep_us += k_cycle_get_32() - slept;
 		irq_unlock(key);
 	}
+}
+
+uint32_t k_cpu_load_permille(void)
+{
+	static uint64_t last_total, last_idle;
+	static uint32_t last_stamp;
+	unsigned key = irq_lock();
+	uint32_t now = k_cycle_get_32();
+	uint64_t total = last_total + (now - last_stamp);
+	uint64_t idle_us = _kernel.idle_sleep_us;
+	uint32_t span = (uint32_t)(total - last_total);
+	uint32_t idled = (uint32_t)(idle_us - last_idle);
+	last_total = total;
+	last_idle = idle_us;
+	last_stamp = now;
+	irq_unlock(key);
+	if (span == 0 || idled > span)
+		return 0;
+	return (uint32_t)(((uint64_t)(span - idled) * 1000u) / span);
 }
 
 __noreturn void k_kernel_start(k_thread_entry_t main_entry)

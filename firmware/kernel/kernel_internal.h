@@ -26,6 +26,7 @@ struct z_kernel {
 	uint32_t context_switches;
 	uint32_t idle_entries;
 	uint32_t switch_stamp_us; /* when the current thread started running */
+	uint64_t idle_sleep_us;   /* time the idle thread spent in WFI */
 	uint64_t runtime_total_us;
 };
 

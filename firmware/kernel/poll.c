@@ -26,7 +26,7 @@ static bool is_condition_met(const struct k_poll_event *ev, uint32_t *state)
 		return k_sem_count_get(ev->sem) > 0;
 	case K_POLL_TYPE_FIFO_DATA_AVAILABLE:
 		*state = K_POLL_STATE_FIFO_DATA_AVAILABLE;
-		return !k_fifo_is_empty(ev->fifo);
+		return !k_queue_is_empty(ev->queue);
 	case K_POLL_TYPE_SIGNAL:
 		*state = K_POLL_STATE_SIGNALED;
 		return ev->signal->signaled != 0;
@@ -41,7 +41,7 @@ static sys_dlist_t *obj_poll_events(const struct k_poll_event *ev)
 	case K_POLL_TYPE_SEM_AVAILABLE:
 		return &ev->sem->poll_events;
 	case K_POLL_TYPE_FIFO_DATA_AVAILABLE:
-		return &ev->fifo->poll_events;
+		return &ev->queue->poll_events;
 	case K_POLL_TYPE_SIGNAL:
 		return &ev->signal->poll_events;
 	default:

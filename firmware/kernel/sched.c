@@ -5,8 +5,14 @@
 
 LOG_MODULE_REGISTER(sched, LOG_LEVEL_INF);
 
+/* Round robin among equal priorities, 20 ms slices (k_sched_time_slice_set). */
+#define K_TIMESLICE_MS 20
+
 struct z_kernel _kernel;
 static bool sched_started;
+static k_ticks_t slice_ticks = K_TIMESLICE_MS * (K_TICKS_PER_SEC / 1000);
+static int slice_max_prio = 0;
+static struct _timeout slice_timeout;
 
 void z_sched_init(void)
 {
@@ -141,6 +147,46 @@ void z_arch_int_exit(void)
 	irq_unlock(key);
 }
 
+/* A thread shares the CPU in slices when slicing is on, it is not the idle thread, and
+ * another thread of its priority is ready to take a turn. */
+static bool sliceable(const struct k_thread *t)
+{
+	if (slice_ticks <= 0 || t->prio < slice_max_prio || t->prio == K_PRIO_LOWEST)
+		return false;
+	if (!(t->state & Z_THREAD_QUEUED))
+		return false;
+	const sys_dlist_t *q = &_kernel.ready_q.prio[t->prio];
+	return q->next != q->prev; /* two or more at this priority */
+}
+
+/* The slice ran out (timer interrupt): the current thread goes to the back of its line;
+ * the interrupt exit switches. */
+static void slice_expired(struct _timeout *to)
+{
+	UNUSED(to);
+	struct k_thread *cur = _kernel.current;
+	if (sliceable(cur)) {
+		z_unready_thread(cur);
+		z_ready_thread(cur);
+	}
+}
+
+static void z_reset_time_slice(struct k_thread *t)
+{
+	z_abort_timeout(&slice_timeout);
+	if (sliceable(t))
+		z_add_timeout(&slice_timeout, slice_expired, K_TICKS(slice_ticks));
+}
+
+void k_sched_time_slice_set(int32_t slice_ms, int prio)
+{
+	unsigned key = irq_lock();
+	slice_ticks = slice_ms > 0 ? K_MSEC(slice_ms).ticks : 0;
+	slice_max_prio = prio;
+	z_reset_time_slice(_kernel.current);
+	irq_unlock(key);
+}
+
 /* Called by PendSV with interrupts masked, after the outgoing context was saved: picks the
  * thread to run next. */
 struct k_thread *z_sched_switch(void);
@@ -159,6 +205,7 @@ struct k_thread *z_sched_switch(void)
 		_kernel.switch_stamp_us = now;
 		_kernel.context_switches++;
 		next->switches_in++;
+		z_reset_time_slice(next);
 	}
 	_kernel.current = next;
 	return next;

@@ -46,8 +46,8 @@ static int submit_locked(struct k_work_q *q, struct k_work *w)
 	w->flags |= K_WORK_QUEUED;
 	w->queue = q;
 	k_fifo_put(&q->fifo, w);
-	if (q->fifo.count > q->max_depth)
-		q->max_depth = q->fifo.count;
+	if (k_fifo_count(&q->fifo) > q->max_depth)
+		q->max_depth = k_fifo_count(&q->fifo);
 	return ret;
 }
 

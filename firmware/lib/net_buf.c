@@ -62,13 +62,13 @@ const struct net_buf_data_cb net_buf_var_cb = {
 
 void net_buf_pool_init(struct net_buf_pool *pool)
 {
-	k_fifo_init(&pool->free);
+	k_lifo_init(&pool->free);
 	for (uint16_t i = 0; i < pool->count; i++) {
 		struct net_buf *buf = &pool->bufs[i];
 		buf->pool = pool;
 		buf->__buf = NULL;
 		buf->size = 0;
-		k_fifo_put(&pool->free, buf);
+		k_lifo_put(&pool->free, buf);
 	}
 	pool->avail = pool->min_avail = pool->count;
 }
@@ -79,13 +79,13 @@ static void net_buf_free_header(struct net_buf *buf)
 	unsigned key = irq_lock();
 	pool->avail++;
 	irq_unlock(key);
-	k_fifo_put(&pool->free, buf);
+	k_lifo_put(&pool->free, buf);
 }
 
 struct net_buf *net_buf_alloc_len(struct net_buf_pool *pool, size_t size, k_timeout_t timeout)
 {
 	k_timepoint_t deadline = sys_timepoint_calc(timeout);
-	struct net_buf *buf = k_fifo_get(&pool->free, timeout);
+	struct net_buf *buf = k_lifo_get(&pool->free, timeout);
 	if (unlikely(!buf)) {
 		pool->alloc_failures++;
 		LOG_DBG("%s: no buffer", pool->name);
@@ -150,49 +150,37 @@ void net_buf_unref(struct net_buf *buf)
 
 void net_buf_reserve(struct net_buf *buf, size_t headroom)
 {
-	buf->data = buf->__buf + headroom;
+	net_buf_simple_reserve(&buf->b, headroom);
 }
 
 size_t net_buf_headroom(const struct net_buf *buf)
 {
-	return (size_t)(buf->data - buf->__buf);
+	return net_buf_simple_headroom(&buf->b);
 }
 
 size_t net_buf_tailroom(const struct net_buf *buf)
 {
-	return buf->size - net_buf_headroom(buf) - buf->len;
+	return net_buf_simple_tailroom(&buf->b);
 }
 
 void *net_buf_add(struct net_buf *buf, size_t len)
 {
-	uint8_t *tail = net_buf_tail(buf);
-	if (unlikely(len > net_buf_tailroom(buf)))
-		k_panic("net_buf_add: no tailroom");
-	buf->len += (uint16_t)len;
-	return tail;
+	return net_buf_simple_add(&buf->b, len);
 }
 
 void *net_buf_add_mem(struct net_buf *buf, const void *mem, size_t len)
 {
-	return memcpy(net_buf_add(buf, len), mem, len);
+	return net_buf_simple_add_mem(&buf->b, mem, len);
 }
 
 void *net_buf_push(struct net_buf *buf, size_t len)
 {
-	if (unlikely(len > net_buf_headroom(buf)))
-		k_panic("net_buf_push: no headroom");
-	buf->data -= len;
-	buf->len += (uint16_t)len;
-	return buf->data;
+	return net_buf_simple_push(&buf->b, len);
 }
 
 void *net_buf_pull(struct net_buf *buf, size_t len)
 {
-	if (unlikely(len > buf->len))
-		k_panic("net_buf_pull: beyond the data");
-	buf->len -= (uint16_t)len;
-	buf->data += len;
-	return buf->data;
+	return net_buf_simple_pull(&buf->b, len);
 }
 
 struct net_buf *net_buf_frag_last(struct net_buf *buf)

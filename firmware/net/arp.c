@@ -10,6 +10,9 @@ LOG_MODULE_REGISTER(net_arp, LOG_LEVEL_WRN);
 #define ARP_PENDING_MAX 2           /* packets that may wait for one resolution */
 #define ARP_REQUEST_TIMEOUT_MS 2000 /* unanswered requests give up after this */
 #define ARP_ENTRY_LIFETIME_MS (300 * 1000)
+/* A used entry is confirmed with a unicast request this long before it would expire, so
+ * that traffic never stalls on a new resolution. */
+#define ARP_REFRESH_MS (ARP_ENTRY_LIFETIME_MS - 60 * 1000)
 #define ARP_AGE_PERIOD K_SECONDS(1)
 
 #define ARP_HWTYPE_ETH 1
@@ -38,6 +41,7 @@ struct arp_entry {
 	uint32_t stamp_ms; /* last update (valid) or request time (pending) */
 	uint8_t state;
 	uint8_t n_pending;
+	bool refreshing; /* a unicast request is out to confirm the entry */
 	struct net_pkt *pending[ARP_PENDING_MAX];
 };
 
@@ -162,16 +166,38 @@ static struct net_pkt *arp_prepare_pkt(struct net_if *iface, uint16_t op,
 	return pkt;
 }
 
+/* A valid entry in use that is getting old: a unicast request to its owner confirms it
+ * (lwIP's "stable, re-requesting"). Returns that request, NULL when none is due.
+ * arp_lock held. */
+static struct net_pkt *arp_refresh_check(struct net_if *iface, struct arp_entry *e,
+					 const struct in_addr *ip)
+{
+	if (e->refreshing || k_uptime_get_32() - e->stamp_ms < ARP_REFRESH_MS)
+		return NULL;
+	const struct in_addr *src = net_if_ipv4_select_src_addr(iface, ip);
+	struct net_pkt *req = src ? arp_prepare_pkt(iface, ARP_OP_REQUEST, NULL, ip, src) : NULL;
+	if (!req)
+		return NULL;
+	/* Unicast to the address the entry holds, not broadcast. */
+	static struct net_eth_addr refresh_dst;
+	refresh_dst = e->eth;
+	req->lladdr_dst.addr = refresh_dst.addr;
+	e->refreshing = true;
+	NET_STATS_INC(iface, arp.req_sent);
+	LOG_DBG("refreshing an entry");
+	return req;
+}
+
 /* The IPv4 destination of pkt's next hop (the gateway when off-link). */
 static int arp_next_hop(struct net_pkt *pkt, struct in_addr *next)
 {
 	struct net_ipv4_hdr *ip_hdr = net_pkt_ip_hdr(pkt);
-	memcpy(next, ip_hdr->dst, sizeof(*next));
-	if (net_if_ipv4_addr_mask_cmp(pkt->iface, next))
-		return 0;
-	if (net_ipv4_is_addr_unspecified(&pkt->iface->ipv4.gw))
+	struct in_addr dst;
+	memcpy(&dst, ip_hdr->dst, sizeof(dst));
+	struct net_route *r = net_route_lookup(&dst);
+	if (!r || r->iface != pkt->iface)
 		return -ENETUNREACH;
-	*next = pkt->iface->ipv4.gw;
+	*next = *net_route_next_hop(r, &dst);
 	return 0;
 }
 
@@ -207,6 +233,7 @@ int net_arp_prepare(struct net_pkt *pkt, struct net_pkt **out)
 	k_mutex_lock(&arp_lock, K_FOREVER);
 	struct arp_entry *e = arp_find(iface, &next);
 	if (likely(e && e->state == ARP_VALID)) {
+		struct net_pkt *refresh = arp_refresh_check(iface, e, &next);
 		LOG_DBG("%u.%u.%u.%u is at %02x:%02x:%02x:%02x:%02x:%02x", next.s4_addr[0],
 			next.s4_addr[1], next.s4_addr[2], next.s4_addr[3], e->eth.addr[0],
 			e->eth.addr[1], e->eth.addr[2], e->eth.addr[3], e->eth.addr[4],
@@ -214,6 +241,8 @@ int net_arp_prepare(struct net_pkt *pkt, struct net_pkt **out)
 		pkt->lladdr_dst.addr = e->eth.addr;
 		pkt->lladdr_dst.len = NET_ETH_ADDR_LEN;
 		k_mutex_unlock(&arp_lock);
+		if (refresh && net_if_send_data(iface, refresh) == NET_DROP)
+			net_pkt_unref(refresh);
 		*out = pkt;
 		return 0;
 	}
@@ -269,6 +298,7 @@ static void arp_update(struct net_if *iface, const struct in_addr *ip,
 	if (e) {
 		e->eth = *hw;
 		e->state = ARP_VALID;
+		e->refreshing = false;
 		e->stamp_ms = k_uptime_get_32();
 		for (int i = 0; i < e->n_pending; i++)
 			send[n_send++] = e->pending[i];

@@ -1,5 +1,6 @@
 /* ethernet.c: the Ethernet L2: receive filtering by destination MAC and the host's packet
  * filter, Ethertype dispatch, header insertion (with ARP resolution) on send. */
+#include "net/capture.h"
 #include "net/net_core.h"
 #include "net_private.h"
 #include "sys/log.h"
@@ -70,6 +71,8 @@ static enum net_verdict ethernet_recv(struct net_if *iface, struct net_pkt *pkt)
 	}
 	NET_STATS_INC(iface, eth.rx_pkts);
 	NET_STATS_ADD(iface, eth.rx_bytes, len);
+	NET_STATS_INC(iface, eth.rx_sizes[net_stats_eth_size_bucket(len)]);
+	net_capture_pkt(iface, pkt, NET_CAPTURE_RX);
 	LOG_DBG("%s: %u bytes from %02x:%02x:%02x:%02x:%02x:%02x type 0x%04x", iface->name,
 		(unsigned)len, hdr->src.addr[0], hdr->src.addr[1], hdr->src.addr[2],
 		hdr->src.addr[3], hdr->src.addr[4], hdr->src.addr[5], ntohs(hdr->type));
@@ -151,8 +154,10 @@ static enum net_verdict ethernet_send(struct net_if *iface, struct net_pkt *pkt)
 	int ret = ethernet_fill_header(iface, out, ptype);
 	size_t len = net_pkt_get_len(out);
 	net_pkt_add_stats_tick(out);
-	if (!ret)
+	if (!ret) {
+		net_capture_pkt(iface, out, NET_CAPTURE_TX);
 		ret = iface->api->send(iface, out);
+	}
 	if (ret) {
 		LOG_DBG("send failed (%d)", ret);
 		NET_STATS_INC(iface, eth.tx_errors);
@@ -164,6 +169,7 @@ static enum net_verdict ethernet_send(struct net_if *iface, struct net_pkt *pkt)
 	}
 	NET_STATS_INC(iface, eth.tx_pkts);
 	NET_STATS_ADD(iface, eth.tx_bytes, len);
+	NET_STATS_INC(iface, eth.tx_sizes[net_stats_eth_size_bucket(len)]);
 	net_stats_update_tx_time(iface, out);
 	net_pkt_unref(out);
 	return NET_OK;

@@ -8,6 +8,28 @@ LOG_MODULE_REGISTER(net_icmpv4, LOG_LEVEL_WRN);
 
 /* An error quotes the offending IP header and the first 8 bytes of its data. */
 #define ICMPV4_ERROR_QUOTE 8
+/* Errors are rate limited as Linux limits them (icmp_ratelimit): a bucket of 10 tokens,
+ * one back every 10 ms, so floods of bad traffic cannot turn into floods of errors. */
+#define ICMPV4_ERROR_BURST 10
+#define ICMPV4_ERROR_TOKEN_MS 10
+
+static uint32_t error_tokens = ICMPV4_ERROR_BURST;
+static uint32_t error_refill_ms;
+
+/* Takes a token for one error message; false when the bucket is empty. */
+static bool icmpv4_error_allowed(void)
+{
+	uint32_t now = k_uptime_get_32();
+	uint32_t earned = (now - error_refill_ms) / ICMPV4_ERROR_TOKEN_MS;
+	if (earned) {
+		error_tokens = MIN(error_tokens + earned, (uint32_t)ICMPV4_ERROR_BURST);
+		error_refill_ms += earned * ICMPV4_ERROR_TOKEN_MS;
+	}
+	if (!error_tokens)
+		return false;
+	error_tokens--;
+	return true;
+}
 
 static sys_slist_t handlers;
 
@@ -129,6 +151,10 @@ int net_icmpv4_send_error(struct net_pkt *orig, uint8_t type, uint8_t code)
 		return -EINVAL;
 	if (ip_hdr->proto == IPPROTO_ICMP)
 		return -EINVAL;
+	if (!icmpv4_error_allowed()) {
+		NET_STATS_INC(iface, icmp.ratelimited);
+		return -EBUSY;
+	}
 
 	size_t quote = MIN(net_pkt_get_len(orig), (size_t)orig->ip_hdr_len + ICMPV4_ERROR_QUOTE);
 	struct net_pkt *pkt = net_pkt_alloc_with_buffer(iface, 4 + quote, AF_INET, IPPROTO_ICMP,

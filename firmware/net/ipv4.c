@@ -3,12 +3,13 @@
 #include "net/net_core.h"
 #include "net_private.h"
 #include "sys/log.h"
+#include "sys/rand.h"
 
 LOG_MODULE_REGISTER(net_ipv4, LOG_LEVEL_WRN);
 
 #define IPV4_DEFAULT_TTL 64
 
-static uint16_t ip_id; /* identification of the next datagram */
+static uint16_t ip_id, ip_id_step; /* identification of the last datagram, and the step */
 
 /* Whether a datagram to dst is for this host on iface: one of its addresses, a broadcast,
  * or a group it belongs to. */
@@ -157,8 +158,13 @@ int net_ipv4_create_full(struct net_pkt *pkt, const struct in_addr *src,
 	hdr->vhl = (uint8_t)(0x40 | ((NET_IPV4_HDR_LEN + opts_len) / 4));
 	hdr->tos = (uint8_t)(pkt->priority << 5);
 	sys_put_be16(0, hdr->len);
+	/* A counter from a random start, stepped by a random odd amount: unique for a long
+	 * run of datagrams (RFC 6864) yet not predictable by an idle scan. */
 	unsigned key = irq_lock();
-	sys_put_be16(ip_id++, hdr->id);
+	if (!ip_id_step)
+		ip_id_step = (uint16_t)(sys_rand32_get() | 1u);
+	ip_id = (uint16_t)(ip_id + ip_id_step);
+	sys_put_be16(ip_id, hdr->id);
 	irq_unlock(key);
 	sys_put_be16(0, hdr->offset);
 	hdr->ttl = pkt->ipv4_ttl ? pkt->ipv4_ttl : IPV4_DEFAULT_TTL;

@@ -38,6 +38,7 @@ int net_context_get(int family, int type, int proto, struct net_context **ctx)
 		c->sndtimeo_ms = -1;
 		k_mutex_init(&c->lock);
 		k_fifo_init(&c->recv_q);
+		k_condvar_init(&c->recv_cond);
 		*ctx = c;
 		k_mutex_unlock(&contexts_lock);
 		return 0;
@@ -71,11 +72,15 @@ static enum net_verdict context_recv(struct net_conn *conn, struct net_pkt *pkt,
 	struct net_context *ctx = user_data;
 	UNUSED(conn);
 	UNUSED(ip_hdr);
-	if (ctx->recv_q.count >= NET_CONTEXT_RECV_Q_MAX) {
+	if (k_fifo_count(&ctx->recv_q) >= NET_CONTEXT_RECV_Q_MAX) {
+		/* The socket exists but cannot keep up: its drop, not a closed port (no ICMP
+		 * error, which would only add load). */
 		ctx->rx_drops++;
 		ctx->stats.rx_drops++;
+		NET_STATS_INC(pkt->iface, udp.drop);
 		LOG_DBG("ctx %p: receive queue full: dropped", ctx);
-		return NET_DROP;
+		net_pkt_unref(pkt);
+		return NET_OK;
 	}
 	pkt->context = ctx;
 	pkt->appdata_offset = (uint16_t)net_pkt_get_current_offset(pkt);
@@ -84,8 +89,11 @@ static enum net_verdict context_recv(struct net_conn *conn, struct net_pkt *pkt,
 	ctx->stats.rx_pkts++;
 	ctx->stats.rx_bytes += pkt->appdata_len;
 	LOG_DBG("ctx %p: %u bytes queued (%u waiting)", ctx, pkt->appdata_len,
-		(unsigned)ctx->recv_q.count + 1);
+		(unsigned)k_fifo_count(&ctx->recv_q) + 1);
+	k_mutex_lock(&ctx->lock, K_FOREVER);
 	k_fifo_put(&ctx->recv_q, pkt);
+	k_condvar_signal(&ctx->recv_cond);
+	k_mutex_unlock(&ctx->lock);
 	return NET_OK;
 }
 
@@ -293,6 +301,21 @@ out:
 	return ret;
 }
 
+void net_context_sent(struct net_context *ctx, int status)
+{
+	if (!ctx->in_use)
+		return; /* closed while its packet was on the way */
+	if (status) {
+		ctx->stats.tx_errors++;
+		ctx->error = -status;
+		LOG_DBG("ctx %p: send failed (%d)", ctx, status);
+	} else {
+		ctx->stats.tx_done++;
+	}
+	if (ctx->send_cb)
+		ctx->send_cb(ctx, status, ctx->send_cb_data);
+}
+
 int net_context_set_option(struct net_context *ctx, int level, int name, const void *value,
 			   size_t len)
 {
@@ -360,6 +383,10 @@ int net_context_get_option(struct net_context *ctx, int level, int name, void *v
 	case SOL_SOCKET << 8 | SO_TYPE:
 		v = ctx->type;
 		break;
+	case SOL_SOCKET << 8 | SO_ERROR:
+		v = ctx->error;
+		ctx->error = 0;
+		break;
 	case IPPROTO_IP << 8 | IP_TTL:
 		v = ctx->ttl ? ctx->ttl : 64;
 		break;
@@ -376,23 +403,28 @@ int net_context_get_option(struct net_context *ctx, int level, int name, void *v
 
 struct net_pkt *net_context_recv_pkt(struct net_context *ctx, k_timeout_t timeout, bool peek)
 {
+	k_timepoint_t deadline = sys_timepoint_calc(timeout);
 	struct net_pkt *pkt;
-	if (!peek) {
-		pkt = k_fifo_get(&ctx->recv_q, timeout);
-	} else {
-		/* Wait for data without taking it, then take a reference to the head. */
-		struct k_poll_event ev;
-		k_poll_event_init(&ev, K_POLL_TYPE_FIFO_DATA_AVAILABLE, &ctx->recv_q);
-		if (k_poll(&ev, 1, timeout))
-			return NULL;
-		unsigned key = irq_lock();
-		pkt = k_fifo_peek_head(&ctx->recv_q);
-		if (pkt)
-			net_pkt_ref(pkt);
-		irq_unlock(key);
+	k_mutex_lock(&ctx->lock, K_FOREVER);
+	/* Wait with the context lock released, until a datagram is queued or time is up. */
+	while (k_fifo_is_empty(&ctx->recv_q)) {
+		k_timeout_t left = sys_timepoint_timeout(deadline);
+		if (k_timeout_is_no_wait(left) ||
+		    k_condvar_wait(&ctx->recv_cond, &ctx->lock, left) == -EAGAIN) {
+			if (k_fifo_is_empty(&ctx->recv_q)) {
+				k_mutex_unlock(&ctx->lock);
+				return NULL;
+			}
+		}
 	}
-	if (!pkt)
-		return NULL;
+	if (peek) {
+		/* It stays queued; the caller gets a reference of its own. */
+		pkt = k_fifo_peek_head(&ctx->recv_q);
+		net_pkt_ref(pkt);
+	} else {
+		pkt = k_fifo_get(&ctx->recv_q, K_NO_WAIT);
+	}
+	k_mutex_unlock(&ctx->lock);
 	net_pkt_seek(pkt, pkt->appdata_offset);
 	return pkt;
 }

@@ -16,6 +16,7 @@ struct net_context {
 	struct net_if *iface;
 	struct sockaddr_in local; /* bound address and port (network order) */
 	struct k_fifo recv_q; /* poll() waits on it with K_POLL_TYPE_FIFO_DATA_AVAILABLE */
+	struct k_condvar recv_cond; /* signalled with lock held when a datagram is queued */
 	struct sockaddr_in remote; /* the peer of a connected socket */
 	int32_t rcvtimeo_ms; /* -1: block forever */
 	int32_t sndtimeo_ms;
@@ -25,7 +26,11 @@ struct net_context {
 	struct net_context_stats {
 		uint32_t rx_pkts, rx_bytes, rx_drops;
 		uint32_t tx_pkts, tx_bytes, tx_errors;
+		uint32_t tx_done; /* left the device */
 	} stats;
+	int error; /* the last asynchronous error (SO_ERROR) */
+	void (*send_cb)(struct net_context *ctx, int status, void *user_data);
+	void *send_cb_data;
 	uint32_t rx_drops;
 	uint8_t family, type, proto;
 	bool in_use, bound, connected;
@@ -45,6 +50,9 @@ int net_context_sendto(struct net_context *ctx, const void *buf, size_t len,
 /* The next received packet (its cursor at the payload), NULL on timeout. peek: it stays
  * queued (the caller gets a reference of its own). */
 struct net_pkt *net_context_recv_pkt(struct net_context *ctx, k_timeout_t timeout, bool peek);
+/* A packet of ctx has left the device (status 0) or failed in the TX path: statistics,
+ * SO_ERROR, and the user's send callback. TX thread. */
+void net_context_sent(struct net_context *ctx, int status);
 /* Socket-level options the context keeps (SOL_SOCKET / IPPROTO_IP option numbers). 0, or
  * -ENOPROTOOPT / -EINVAL. */
 int net_context_set_option(struct net_context *ctx, int level, int name, const void *value,

@@ -1,5 +1,6 @@
 /* net_core.c: the network stack's start-up, its receive entry (driver to RX thread) and
  * send entry (stack to TX thread), and the per-packet work of both threads. */
+#include "net/capture.h"
 #include "net/net_core.h"
 #include "net_private.h"
 #include "net_tc.h"
@@ -112,6 +113,7 @@ void net_core_stats_get(struct net_core_stats *s)
 
 void net_init(void)
 {
+	net_capture_init();
 	net_pkt_init();
 	net_icmpv4_init();
 	net_ipv4_igmp_init();

@@ -100,6 +100,8 @@ int net_if_ipv4_addr_add(struct net_if *iface, const struct in_addr *addr,
 		a->address = *addr;
 		a->is_used = true;
 		iface->ipv4.netmask = *netmask;
+		/* The subnet is reachable directly through this interface. */
+		net_route_add(iface, addr, netmask, NULL, (iface->flags & NET_IF_LOOPBACK) ? 0 : 10);
 		char buf[16];
 		LOG_INF("%s: address %s", iface->name, net_addr_ntop(addr, buf));
 		return 0;
@@ -109,7 +111,9 @@ int net_if_ipv4_addr_add(struct net_if *iface, const struct in_addr *addr,
 
 void net_if_ipv4_set_gw(struct net_if *iface, const struct in_addr *gw)
 {
+	static const struct in_addr any = {.s_addr = 0};
 	iface->ipv4.gw = *gw;
+	net_route_add(iface, &any, &any, gw, 100); /* the default route */
 }
 
 static struct net_if_addr *iface_addr_lookup(struct net_if *iface, const struct in_addr *addr)
@@ -178,20 +182,11 @@ const struct in_addr *net_if_ipv4_select_src_addr(struct net_if *iface,
 
 struct net_if *net_if_ipv4_select_src_iface(const struct in_addr *dst)
 {
-	/* Loopback destinations stay in the loopback interface; an on-link destination
-	 * picks its interface; anything else takes the default route. */
-	for (int i = 0; i < n_ifaces; i++) {
-		struct net_if *iface = ifaces[i];
-		bool lo = iface->flags & NET_IF_LOOPBACK;
-		if (net_ipv4_is_addr_loopback(dst) ? lo : (!lo && net_if_ipv4_addr_mask_cmp(iface, dst)))
-			return iface;
-	}
-	struct net_if *def = net_if_get_default();
-	if (def && !net_ipv4_is_addr_loopback(dst) &&
-	    (!net_ipv4_is_addr_unspecified(&def->ipv4.gw) || net_ipv4_is_addr_bcast_all(dst) ||
-	     net_ipv4_is_addr_mcast(dst)))
-		return def;
-	return NULL;
+	/* Broadcasts and multicasts leave through the default interface (no route needed). */
+	if (net_ipv4_is_addr_bcast_all(dst) || net_ipv4_is_addr_mcast(dst))
+		return net_if_get_default();
+	struct net_route *r = net_route_lookup(dst);
+	return r ? r->iface : NULL;
 }
 
 struct net_if_mcast_addr *net_if_ipv4_maddr_add(struct net_if *iface, const struct in_addr *addr)
@@ -270,6 +265,8 @@ enum net_verdict net_if_send_data(struct net_if *iface, struct net_pkt *pkt)
 void net_if_tx(struct net_if *iface, struct net_pkt *pkt)
 {
 	enum net_verdict verdict = NET_DROP;
+	/* The L2 frees pkt when it has sent it: keep what the sender must hear of. */
+	struct net_context *ctx = pkt->context;
 	net_pkt_add_stats_tick(pkt);
 	if (likely(net_if_is_up(iface)))
 		verdict = iface->l2->send(iface, pkt);
@@ -278,6 +275,8 @@ void net_if_tx(struct net_if *iface, struct net_pkt *pkt)
 		LOG_DBG("%s: send failed, dropped", iface->name);
 		net_pkt_unref(pkt);
 	}
+	if (ctx)
+		net_context_sent(ctx, verdict == NET_DROP ? -EIO : 0);
 }
 
 static enum net_if_caps iface_caps(struct net_if *iface)

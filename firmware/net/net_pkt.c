@@ -14,30 +14,27 @@ LOG_MODULE_REGISTER(net_pkt, LOG_LEVEL_WRN);
 #define RX_BUF_COUNT 48
 #define TX_BUF_COUNT 48
 
-static struct net_pkt rx_pkts[RX_PKT_COUNT], tx_pkts[TX_PKT_COUNT];
-static struct k_fifo rx_pkt_slab, tx_pkt_slab;
+K_MEM_SLAB_DEFINE(rx_pkt_slab, sizeof(struct net_pkt), RX_PKT_COUNT);
+K_MEM_SLAB_DEFINE(tx_pkt_slab, sizeof(struct net_pkt), TX_PKT_COUNT);
 NET_BUF_POOL_DEFINE(rx_bufs, RX_BUF_COUNT, NET_BUF_DATA_SIZE);
 NET_BUF_POOL_DEFINE(tx_bufs, TX_BUF_COUNT, NET_BUF_DATA_SIZE);
 static uint32_t pkt_alloc_failures;
 
 void net_pkt_init(void)
 {
-	k_fifo_init(&rx_pkt_slab);
-	k_fifo_init(&tx_pkt_slab);
-	for (int i = 0; i < RX_PKT_COUNT; i++)
-		k_fifo_put(&rx_pkt_slab, &rx_pkts[i]);
-	for (int i = 0; i < TX_PKT_COUNT; i++)
-		k_fifo_put(&tx_pkt_slab, &tx_pkts[i]);
+	k_mem_slab_init(&rx_pkt_slab);
+	k_mem_slab_init(&tx_pkt_slab);
 	net_buf_pool_init(&rx_bufs);
 	net_buf_pool_init(&tx_bufs);
 }
 
 /* ---- Allocation ---- */
 
-static struct net_pkt *pkt_alloc(struct k_fifo *slab, struct net_if *iface, k_timeout_t timeout)
+static struct net_pkt *pkt_alloc(struct k_mem_slab *slab, struct net_if *iface,
+				 k_timeout_t timeout)
 {
-	struct net_pkt *pkt = k_fifo_get(slab, timeout);
-	if (unlikely(!pkt)) {
+	struct net_pkt *pkt;
+	if (unlikely(k_mem_slab_alloc(slab, (void **)&pkt, timeout))) {
 		pkt_alloc_failures++;
 		LOG_DBG("no packet");
 		return NULL;
@@ -91,7 +88,7 @@ static size_t pkt_hdr_len(uint8_t family, uint8_t proto)
 	return len;
 }
 
-static struct net_pkt *pkt_alloc_with_buffer(struct k_fifo *slab, struct net_buf_pool *pool,
+static struct net_pkt *pkt_alloc_with_buffer(struct k_mem_slab *slab, struct net_buf_pool *pool,
 					     struct net_if *iface, size_t size, uint8_t family,
 					     uint8_t proto, k_timeout_t timeout)
 {
@@ -192,7 +189,7 @@ void net_pkt_unref(struct net_pkt *pkt)
 	if (pkt->buffer)
 		net_buf_unref(pkt->buffer);
 	pkt->buffer = NULL;
-	k_fifo_put(pkt->slab, pkt);
+	k_mem_slab_free(pkt->slab, pkt);
 }
 
 /* ---- Cursor ---- */
@@ -421,11 +418,9 @@ int net_pkt_pull(struct net_pkt *pkt, size_t len)
 
 int net_pkt_update_length(struct net_pkt *pkt, size_t len)
 {
-	struct net_buf *prev = NULL;
 	for (struct net_buf *b = pkt->buffer; b;) {
 		if (b->len <= len) {
 			len -= b->len;
-			prev = b;
 			b = b->frags;
 			continue;
 		}
@@ -438,14 +433,14 @@ int net_pkt_update_length(struct net_pkt *pkt, size_t len)
 		}
 		break;
 	}
-	UNUSED(prev);
 	net_pkt_cursor_init(pkt);
 	return len ? -EINVAL : 0;
 }
 
 void net_pkt_pool_stats(struct net_pkt_pool_stats *s)
 {
-	s->pkts_free = (uint16_t)(rx_pkt_slab.count + tx_pkt_slab.count);
+	s->pkts_free = (uint16_t)(k_mem_slab_num_free_get(&rx_pkt_slab) +
+				  k_mem_slab_num_free_get(&tx_pkt_slab));
 	s->pkts_total = RX_PKT_COUNT + TX_PKT_COUNT;
 	s->rx_bufs_free = rx_bufs.avail;
 	s->tx_bufs_free = tx_bufs.avail;

@@ -98,6 +98,25 @@ int net_conn_unregister(struct net_conn *handle);
 enum net_verdict net_conn_input(struct net_pkt *pkt, struct net_ipv4_hdr *ip_hdr, uint8_t proto,
 				struct net_udp_hdr *proto_hdr);
 
+/* ---- Routing (route.c) ---- */
+struct net_route {
+	struct in_addr prefix, mask;
+	struct in_addr gw; /* 0.0.0.0: on link */
+	struct net_if *iface;
+	uint32_t uses;
+	uint8_t prefix_len;
+	uint8_t metric;
+	bool used;
+};
+/* Adds (or updates) a route to prefix/mask through iface, via gw (NULL: on link). */
+int net_route_add(struct net_if *iface, const struct in_addr *prefix, const struct in_addr *mask,
+		  const struct in_addr *gw, uint8_t metric);
+int net_route_del_iface(struct net_if *iface);
+/* The most specific route to dst, NULL: unreachable. */
+struct net_route *net_route_lookup(const struct in_addr *dst);
+/* Where a packet to dst goes next on route r: the gateway, or dst itself. */
+const struct in_addr *net_route_next_hop(const struct net_route *r, const struct in_addr *dst);
+
 /* ---- ARP (arp.c) ---- */
 void net_arp_init(void);
 enum net_verdict net_arp_input(struct net_pkt *pkt, struct net_eth_hdr *eth_hdr);
@@ -116,6 +135,8 @@ void net_eth_l2_init(void);
 
 /* ---- Sockets / contexts (net_context.c) ---- */
 void net_context_init(void);
+struct net_context;
+void net_context_sent(struct net_context *ctx, int status);
 
 /* ---- Loopback interface (loopback.c) ---- */
 void net_loopback_init(void);

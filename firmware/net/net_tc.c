@@ -46,7 +46,7 @@ static void tc_submit(struct net_traffic_class *tc, struct net_pkt *pkt)
 {
 	k_fifo_put(&tc->fifo, pkt);
 	tc->stats.pkts++;
-	uint32_t depth = tc->fifo.count;
+	uint32_t depth = k_fifo_count(&tc->fifo);
 	if (depth > tc->stats.max_depth)
 		tc->stats.max_depth = depth;
 }

@@ -132,7 +132,7 @@ static void fd_put(int fd)
 		k_sem_give(&fd_released);
 }
 
-/* The old name, for the calls that do not block. */
+/* The object behind fd for calls that do not block: no reference is kept. */
 static void *get_sock_vtable(int fd, const struct socket_op_vtable **vtable)
 {
 	void *obj = fd_get(fd, vtable);
@@ -285,7 +285,7 @@ static int sock_poll_prepare_ctx(void *obj, struct pollfd *pfd, struct k_poll_ev
 		return 1;
 	k_poll_event_init(ev, (pfd->events & POLLIN) ? K_POLL_TYPE_FIFO_DATA_AVAILABLE
 						       : K_POLL_TYPE_IGNORE,
-			  &ctx->recv_q);
+			  &ctx->recv_q._queue);
 	return 0;
 }
 
@@ -426,7 +426,9 @@ int zsock_getsockopt(int sock, int level, int optname, void *optval, socklen_t *
 		return -1;
 	if (!optval || !optlen)
 		return (int)sock_result(-EINVAL);
-	if (level == SOL_SOCKET && optname == SO_ERROR && *optlen >= sizeof(int32_t)) {
+	if (level == SOL_SOCKET && optname == SO_ERROR && fdtable[sock].error &&
+	    *optlen >= sizeof(int32_t)) {
+		/* An error of a call on the descriptor first, then the context's. */
 		int32_t err = fdtable[sock].error;
 		fdtable[sock].error = 0;
 		memcpy(optval, &err, sizeof(err));

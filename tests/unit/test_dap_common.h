@@ -1,9 +1,9 @@
-/* test_dap_common.h: a small CMSIS-DAP host for the virtual probe's tests and benchmark:
- * packets built byte by byte, the connect sequences OpenOCD and probe-rs send to an RP2040,
- * register and memory access through DAP_Transfer, core halt and register access through
- * DHCSR/DCRSR/DCRDR, and the test programs of tests/data/dap. Header-only (static
- * functions); transport failures abort, protocol answers are returned for the tests to
- * check. */
+/* test_dap_common.h: a small CMSIS-DAP host for the virtual probe's byte-level tests and
+ * benchmark: packets built byte by byte, the connect sequences OpenOCD and probe-rs send to
+ * an RP2040, register and memory access through DAP_Transfer, core halt through DHCSR, and
+ * the test programs of tests/data/dap. Header-only (static functions); transport failures
+ * abort, protocol answers are returned for the tests to check. Tests that only need a
+ * working host use probe/ (test_probe_common.h). */
 #ifndef XB_TEST_DAP_COMMON_H
 #define XB_TEST_DAP_COMMON_H
 
@@ -16,12 +16,8 @@
 #include "test_sim_common.h"
 
 #define DH_DHCSR 0xE000EDF0u
-#define DH_DCRSR 0xE000EDF4u
-#define DH_DCRDR 0xE000EDF8u
 #define DH_DEMCR 0xE000EDFCu
-#define DH_AIRCR 0xE000ED0Cu
 #define DH_DWT_PCSR 0xE000101Cu
-#define DH_S_REGRDY (1u << 16)
 #define DH_S_HALT (1u << 17)
 
 #define DH_TARGETSEL_CORE0 0x01002927u
@@ -293,22 +289,6 @@ static inline int dh_wait_halt(dh *h, int tries)
 static inline int dh_halt(dh *h)
 {
 	return dh_mem_write32(h, DH_DHCSR, 0xA05F0003u) == 1 && dh_wait_halt(h, 10);
-}
-
-/* Core register through DCRDR/DCRSR (REGWnR), waiting for S_REGRDY. */
-static inline int dh_write_core_reg(dh *h, unsigned reg, uint32_t v)
-{
-	uint32_t dhcsr = 0;
-	return dh_mem_write32(h, DH_DCRDR, v) == 1 &&
-	       dh_mem_write32(h, DH_DCRSR, reg | 1u << 16) == 1 &&
-	       dh_mem_read32(h, DH_DHCSR, &dhcsr) == 1 && (dhcsr & DH_S_REGRDY);
-}
-
-static inline int dh_read_core_reg(dh *h, unsigned reg, uint32_t *v)
-{
-	uint32_t dhcsr = 0;
-	return dh_mem_write32(h, DH_DCRSR, reg) == 1 && dh_mem_read32(h, DH_DHCSR, &dhcsr) == 1 &&
-	       (dhcsr & DH_S_REGRDY) && dh_mem_read32(h, DH_DCRDR, v) == 1;
 }
 
 /* ---- Test programs (tests/data/dap) ---- */

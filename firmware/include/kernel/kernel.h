@@ -149,9 +149,16 @@ int32_t k_sleep(k_timeout_t timeout);
 int32_t k_msleep(int32_t ms);
 void k_yield(void);
 void k_wakeup(struct k_thread *t);
+/* Round robin among ready threads of equal priority: each runs at most slice_ms before the
+ * next of its priority gets the CPU (0: no slicing). Threads of a priority more urgent than
+ * prio are never sliced. */
+void k_sched_time_slice_set(int32_t slice_ms, int prio);
 void k_thread_priority_set(struct k_thread *t, int prio);
 /* Calls fn for every thread (statistics). */
 void k_thread_foreach(void (*fn)(const struct k_thread *t, void *ctx), void *ctx);
+/* CPU load in permille since the previous call (the idle thread's sleep is the idle
+ * time); the first call measures from boot. */
+uint32_t k_cpu_load_permille(void);
 /* Microseconds the thread has run, and the total since the kernel started. */
 uint64_t k_thread_runtime_us(const struct k_thread *t);
 uint64_t k_runtime_total_us(void);
@@ -222,29 +229,122 @@ int k_mutex_lock(struct k_mutex *m, k_timeout_t timeout);
 /* 0, or -EPERM when the caller does not own it. */
 int k_mutex_unlock(struct k_mutex *m);
 
-/* ---- FIFOs: queues of items whose first word the queue owns ---- */
-struct k_fifo {
+/* ---- Condition variables ---- */
+struct k_condvar {
+	_wait_q_t wait_q;
+};
+
+void k_condvar_init(struct k_condvar *cv);
+/* Wakes the first waiter / every waiter (the latter returns how many). */
+int k_condvar_signal(struct k_condvar *cv);
+int k_condvar_broadcast(struct k_condvar *cv);
+/* Unlocks mutex (held once by the caller), waits for a signal, locks it again. 0, or
+ * -EAGAIN on timeout (the mutex is held again either way). */
+int k_condvar_wait(struct k_condvar *cv, struct k_mutex *mutex, k_timeout_t timeout);
+
+/* ---- Queues: items whose first word the queue owns, taken from the head; k_fifo puts
+ * them at the tail, k_lifo at the head (free lists: the most recently used first) ---- */
+struct k_queue {
 	sys_slist_t items;
 	_wait_q_t wait_q;
 	uint32_t count;
 	sys_dlist_t poll_events; /* k_poll waiters for K_POLL_TYPE_FIFO_DATA_AVAILABLE */
 };
 
-void k_fifo_init(struct k_fifo *f);
-/* May be called from an ISR. */
-void k_fifo_put(struct k_fifo *f, void *item);
+void k_queue_init(struct k_queue *q);
+/* Both may be called from an ISR. */
+void k_queue_append(struct k_queue *q, void *item);
+void k_queue_prepend(struct k_queue *q, void *item);
 /* Takes item out of the queue if it is there; true when it was. */
-bool k_fifo_remove(struct k_fifo *f, void *item);
-/* The first item, or NULL when none came within timeout. */
-void *k_fifo_get(struct k_fifo *f, k_timeout_t timeout);
+bool k_queue_remove(struct k_queue *q, void *item);
+/* The head item, or NULL when none came within timeout. */
+void *k_queue_get(struct k_queue *q, k_timeout_t timeout);
+static inline bool k_queue_is_empty(const struct k_queue *q)
+{
+	return sys_slist_is_empty(&q->items);
+}
+static inline void *k_queue_peek_head(const struct k_queue *q)
+{
+	return q->items.head;
+}
+
+struct k_fifo {
+	struct k_queue _queue;
+};
+
+struct k_lifo {
+	struct k_queue _queue;
+};
+
+static inline void k_fifo_init(struct k_fifo *f)
+{
+	k_queue_init(&f->_queue);
+}
+static inline void k_fifo_put(struct k_fifo *f, void *item)
+{
+	k_queue_append(&f->_queue, item);
+}
+static inline void *k_fifo_get(struct k_fifo *f, k_timeout_t timeout)
+{
+	return k_queue_get(&f->_queue, timeout);
+}
+static inline bool k_fifo_remove(struct k_fifo *f, void *item)
+{
+	return k_queue_remove(&f->_queue, item);
+}
 static inline bool k_fifo_is_empty(const struct k_fifo *f)
 {
-	return sys_slist_is_empty(&f->items);
+	return k_queue_is_empty(&f->_queue);
 }
-/* The first item without taking it (NULL: empty). */
 static inline void *k_fifo_peek_head(const struct k_fifo *f)
 {
-	return f->items.head;
+	return k_queue_peek_head(&f->_queue);
+}
+static inline uint32_t k_fifo_count(const struct k_fifo *f)
+{
+	return f->_queue.count;
+}
+
+static inline void k_lifo_init(struct k_lifo *l)
+{
+	k_queue_init(&l->_queue);
+}
+static inline void k_lifo_put(struct k_lifo *l, void *item)
+{
+	k_queue_prepend(&l->_queue, item);
+}
+static inline void *k_lifo_get(struct k_lifo *l, k_timeout_t timeout)
+{
+	return k_queue_get(&l->_queue, timeout);
+}
+static inline uint32_t k_lifo_count(const struct k_lifo *l)
+{
+	return l->_queue.count;
+}
+
+/* ---- Memory slabs: fixed-size blocks from a static buffer ---- */
+struct k_mem_slab {
+	_wait_q_t wait_q;
+	char *buffer;
+	char *free_list; /* each free block's first word links to the next */
+	size_t block_size;
+	uint32_t num_blocks, num_used, max_used;
+};
+
+#define K_MEM_SLAB_DEFINE(name, blk_size, num_blks)                                   \
+	static char name##_buffer[ROUND_UP(blk_size, 4) * (num_blks)] __aligned(4);   \
+	struct k_mem_slab name = {.buffer = name##_buffer,                             \
+				  .block_size = ROUND_UP(blk_size, 4),                 \
+				  .num_blocks = (num_blks)}
+
+/* Builds the free list (once, before use). */
+void k_mem_slab_init(struct k_mem_slab *slab);
+/* 0 with *mem a block; -ENOMEM (no wait) or -EAGAIN (timed out). */
+int k_mem_slab_alloc(struct k_mem_slab *slab, void **mem, k_timeout_t timeout);
+void k_mem_slab_free(struct k_mem_slab *slab, void *mem);
+static inline uint32_t k_mem_slab_num_free_get(const struct k_mem_slab *slab)
+{
+	return slab->num_blocks - slab->num_used;
 }
 
 /* ---- Events: a 32-bit set of flags threads can wait for ---- */
@@ -267,7 +367,7 @@ enum k_poll_type {
 	K_POLL_TYPE_IGNORE = 0,
 	K_POLL_TYPE_SIGNAL,
 	K_POLL_TYPE_SEM_AVAILABLE,
-	K_POLL_TYPE_FIFO_DATA_AVAILABLE,
+	K_POLL_TYPE_FIFO_DATA_AVAILABLE, /* any k_queue: k_fifo, k_lifo */
 };
 
 #define K_POLL_STATE_NOT_READY 0u
@@ -292,7 +392,7 @@ struct k_poll_event {
 	union {
 		void *obj;
 		struct k_sem *sem;
-		struct k_fifo *fifo;
+		struct k_queue *queue;
 		struct k_poll_signal *signal;
 	};
 };

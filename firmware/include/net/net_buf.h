@@ -13,16 +13,39 @@
 
 struct net_buf_pool;
 
+/* The data part of a buffer: storage, and the valid bytes in it. Also usable alone, for
+ * buffers on the stack. */
+struct net_buf_simple {
+	uint8_t *data;   /* first byte of valid data */
+	uint16_t len;    /* valid bytes from data */
+	uint16_t size;   /* bytes of storage at __buf */
+	uint8_t *__buf;
+};
+
+void net_buf_simple_init(struct net_buf_simple *b, size_t headroom);
+void net_buf_simple_reserve(struct net_buf_simple *b, size_t headroom);
+size_t net_buf_simple_headroom(const struct net_buf_simple *b);
+size_t net_buf_simple_tailroom(const struct net_buf_simple *b);
+void *net_buf_simple_add(struct net_buf_simple *b, size_t len);
+void *net_buf_simple_add_mem(struct net_buf_simple *b, const void *mem, size_t len);
+void *net_buf_simple_push(struct net_buf_simple *b, size_t len);
+void *net_buf_simple_pull(struct net_buf_simple *b, size_t len);
+
 struct net_buf {
 	sys_snode_t node; /* first: the pool's free FIFO link */
 	struct net_buf *frags; /* the next fragment of the chain */
 	struct net_buf_pool *pool;
-	uint8_t *data;   /* first byte of valid data */
-	uint16_t len;    /* valid bytes from data */
-	uint16_t size;   /* bytes of storage at __buf */
+	union {
+		struct {
+			uint8_t *data;
+			uint16_t len;
+			uint16_t size;
+			uint8_t *__buf;
+		};
+		struct net_buf_simple b;
+	};
 	uint8_t ref;
 	uint8_t flags;
-	uint8_t *__buf;
 	uint8_t user_data[8] __aligned(4); /* the owner's (the USB stack keeps transfer state) */
 };
 
@@ -49,7 +72,7 @@ extern const struct net_buf_data_cb net_buf_var_cb;
 
 struct net_buf_pool {
 	const char *name;
-	struct k_fifo free; /* idle buffer headers */
+	struct k_lifo free; /* idle buffer headers, most recently freed first */
 	struct net_buf *bufs;
 	const struct net_buf_data_alloc *alloc;
 	uint16_t count;

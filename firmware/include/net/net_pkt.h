@@ -29,7 +29,7 @@ struct net_pkt {
 	sys_snode_t node; /* first: FIFO link (RX queue, socket queues, ARP pending list) */
 	struct net_buf *buffer;
 	struct net_pkt_cursor cursor;
-	struct k_fifo *slab; /* the free list it came from */
+	struct k_mem_slab *slab; /* where it came from */
 	struct net_if *iface;
 	struct net_context *context;
 	struct net_linkaddr lladdr_src, lladdr_dst;

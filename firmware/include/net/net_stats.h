@@ -2,6 +2,7 @@
 #ifndef NET_NET_STATS_H
 #define NET_NET_STATS_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 struct net_stats_ip {
@@ -20,7 +21,7 @@ struct net_stats_ip_errors {
 };
 
 struct net_stats_icmp {
-	uint32_t recv, sent, drop, typeerr, chkerr;
+	uint32_t recv, sent, drop, typeerr, chkerr, ratelimited;
 };
 
 struct net_stats_udp {
@@ -31,8 +32,20 @@ struct net_stats_arp {
 	uint32_t recv, sent, drop, req_sent, reply_sent, cache_miss, pending_drop;
 };
 
+/* Frame sizes as RMON counts them (RFC 2819 etherStatsPkts64Octets ...): up to 64, 65-127,
+ * 128-255, 256-511, 512-1023, 1024 and more. */
+#define NET_STATS_ETH_SIZE_BUCKETS 6
+static inline unsigned net_stats_eth_size_bucket(size_t len)
+{
+	unsigned b = 0;
+	for (size_t limit = 64; b < NET_STATS_ETH_SIZE_BUCKETS - 1 && len > limit; limit *= 2)
+		b++;
+	return b;
+}
+
 struct net_stats_eth {
 	uint32_t rx_pkts, tx_pkts, rx_bytes, tx_bytes;
+	uint32_t rx_sizes[NET_STATS_ETH_SIZE_BUCKETS], tx_sizes[NET_STATS_ETH_SIZE_BUCKETS];
 	uint32_t rx_broadcast, rx_multicast, rx_filtered, rx_unknown_type, rx_short;
 	uint32_t tx_errors;
 };

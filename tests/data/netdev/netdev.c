@@ -19,7 +19,7 @@ enum { /* MAILBOX[n]: counters for the test */
 };
 
 enum { /* MAILBOX_IN[n]: set by the test after loading, read at every frame */
-	IN_NO_ARP = 0,    /* non-zero: ARP requests are not answered */
+	IN_NO_ARP = 0,    /* non-zero: no ARP at all (requests neither answered nor sent) */
 	IN_DROP_EVERY,    /* n > 0: every n-th echo request (ICMP or UDP) gets no reply */
 	IN_DUPLICATE,     /* non-zero: every reply is sent twice */
 	IN_WORK,          /* extra work per echo: n passes over an 8 KB table in flash */
@@ -521,6 +521,8 @@ static void bulk_in_done(void)
 /* The link is up: ask for the host's MAC address once. */
 static void link_up(void)
 {
+	if (MAILBOX_IN[IN_NO_ARP])
+		return;
 	arp_pending = 1;
 	if (!tx_busy)
 		tx_finished();

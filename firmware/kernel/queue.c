@@ -1,47 +1,61 @@
-/* fifo.c: FIFO queues of caller-owned items and fixed-size message queues. */
+/* fifo.c: queues of caller-owned items (k_queue, behind k_fifo and k_lifo) and fixed-size
+ * message queues. */
 #include <string.h>
 
 #include "kernel_internal.h"
 
-void k_fifo_init(struct k_fifo *f)
+void k_queue_init(struct k_queue *q)
 {
-	sys_slist_init(&f->items);
-	z_waitq_init(&f->wait_q);
-	f->count = 0;
-	sys_dlist_init(&f->poll_events);
+	sys_slist_init(&q->items);
+	z_waitq_init(&q->wait_q);
+	q->count = 0;
+	sys_dlist_init(&q->poll_events);
 }
 
-void k_fifo_put(struct k_fifo *f, void *item)
+static void queue_insert(struct k_queue *q, void *item, bool prepend)
 {
 	unsigned key = irq_lock();
-	struct k_thread *t = z_unpend_first_thread(&f->wait_q);
+	struct k_thread *t = z_unpend_first_thread(&q->wait_q);
 	if (t) {
 		/* Hand the item straight to the waiter: it never touches the list. */
 		z_wake_thread(t, 0, item);
 		z_reschedule(key);
 		return;
 	}
-	sys_slist_append(&f->items, (sys_snode_t *)item);
-	f->count++;
-	z_handle_obj_poll_events(&f->poll_events, K_POLL_STATE_FIFO_DATA_AVAILABLE);
+	if (prepend)
+		sys_slist_prepend(&q->items, (sys_snode_t *)item);
+	else
+		sys_slist_append(&q->items, (sys_snode_t *)item);
+	q->count++;
+	z_handle_obj_poll_events(&q->poll_events, K_POLL_STATE_FIFO_DATA_AVAILABLE);
 	z_reschedule(key);
 }
 
-bool k_fifo_remove(struct k_fifo *f, void *item)
+void k_queue_append(struct k_queue *q, void *item)
+{
+	queue_insert(q, item, false);
+}
+
+void k_queue_prepend(struct k_queue *q, void *item)
+{
+	queue_insert(q, item, true);
+}
+
+bool k_queue_remove(struct k_queue *q, void *item)
 {
 	unsigned key = irq_lock();
 	sys_snode_t *prev = NULL;
-	for (sys_snode_t *n = f->items.head; n; prev = n, n = n->next) {
+	for (sys_snode_t *n = q->items.head; n; prev = n, n = n->next) {
 		if (n != item)
 			continue;
 		if (prev)
 			prev->next = n->next;
 		else
-			f->items.head = n->next;
-		if (f->items.tail == n)
-			f->items.tail = prev;
+			q->items.head = n->next;
+		if (q->items.tail == n)
+			q->items.tail = prev;
 		n->next = NULL;
-		f->count--;
+		q->count--;
 		irq_unlock(key);
 		return true;
 	}
@@ -49,12 +63,12 @@ bool k_fifo_remove(struct k_fifo *f, void *item)
 	return false;
 }
 
-void *k_fifo_get(struct k_fifo *f, k_timeout_t timeout)
+void *k_queue_get(struct k_queue *q, k_timeout_t timeout)
 {
 	unsigned key = irq_lock();
-	sys_snode_t *n = sys_slist_get(&f->items);
+	sys_snode_t *n = sys_slist_get(&q->items);
 	if (n) {
-		f->count--;
+		q->count--;
 		irq_unlock(key);
 		return n;
 	}
@@ -64,7 +78,7 @@ void *k_fifo_get(struct k_fifo *f, k_timeout_t timeout)
 	}
 	struct k_thread *cur = _kernel.current;
 	cur->swap_data = NULL;
-	if (z_pend_curr(key, &f->wait_q, timeout) != 0)
+	if (z_pend_curr(key, &q->wait_q, timeout) != 0)
 		return NULL;
 	return cur->swap_data;
 }

@@ -1,0 +1,649 @@
+/* sim_net: `xipbench sim run`'s network mode: the virtual USB host and the network peer
+ * plugged into the virtual Pico, bring-up, idle windows and echo traffic in virtual time,
+ * the usbmon capture, and the report's network part (text and JSON). */
+#include "sim_net.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../core/util.h"
+#include "../sim/netpeer.h"
+#include "../sim/realtime.h"
+#include "../sim/usbhost.h"
+#include "../sim/usbmon.h"
+#include "cli.h"
+
+#define NET_SETTLE_MS 100u   /* quiet time before each idle window */
+#define NET_DRAIN_MS 1000u   /* how long replies may come after a traffic window */
+#define NET_PING_ID 0x7862u  /* the ICMP identifier ("xb") */
+#define NET_UDP_SPORT 50000u /* the peer's UDP source port */
+#define NET_LINK_TIMEOUT_MS 5000.0
+
+/* The board's cache totals at one instant, taken by a board event. */
+typedef struct net_snap {
+	xb_board *b;
+	xb_board_counters k;
+	int taken;
+} net_snap;
+
+/* One kind of traffic: an idle window, then the traffic window of the same length. */
+typedef struct net_phase {
+	int kind;      /* XB_NETPEER_ICMP or XB_NETPEER_UDP; 0: not asked for */
+	unsigned count, size;
+	double interval_ms, seconds;
+	uint64_t interval; /* cycles (ping) */
+	uint32_t rate;     /* datagrams per second (udp) */
+	uint16_t port;
+	uint64_t window;   /* cycles */
+	uint64_t idle_start, start;
+	net_snap idle, traffic, end;
+	long first;
+	int ran;
+	xb_netpeer_summary sum;
+	uint64_t unmatched;
+} net_phase;
+
+struct sim_net {
+	const char *cmd;
+	const sim_options *o;
+	xb_pico *p;
+	xb_board *b;
+	uint32_t hz;
+	xb_usbhost *h;
+	xb_netpeer *np;
+	xb_usbmon *mon;
+	FILE *pcap;
+	char *pcap_tmp;
+	int realtime;
+	double speed;
+	uint64_t budget;       /* without traffic: how long to run */
+	uint64_t link_timeout; /* with traffic: how long the bring-up may take */
+	/* SET_CONFIGURATION seen in the usbmon records */
+	uint64_t config_id, configured_ns;
+	int config_pending, configured;
+	int link_failed;
+	net_phase ping, udp;
+};
+
+int sim_net_wanted(const sim_options *o)
+{
+	return o->usb || o->pcap || o->ping || o->udp || o->size || o->interval_ms || o->seconds ||
+	       o->udp_port || o->udp_size || o->peer_ip || o->device_ip || o->link_timeout;
+}
+
+/* ---- Parsing ---- */
+
+int sim_parse_ipv4(const char *s, uint8_t out[4])
+{
+	struct in_addr a;
+	if (inet_pton(AF_INET, s, &a) != 1)
+		return -1;
+	memcpy(out, &a.s_addr, 4); /* network order: the bytes as written */
+	return 0;
+}
+
+int sim_parse_positive(const char *s, double max, double *out)
+{
+	char *end;
+	errno = 0;
+	double v = strtod(s, &end);
+	if (end == s || *end || errno || !(v > 0) || v > max)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+int sim_parse_port(const char *s, int zero_ok, uint16_t *out)
+{
+	uint64_t v;
+	if (xb_parse_u64(s, &v) || v > 65535 || (v == 0 && !zero_ok))
+		return -1;
+	*out = (uint16_t)v;
+	return 0;
+}
+
+static int net_count(const char *cmd, const char *opt, const char *s, unsigned lo, unsigned hi,
+		     unsigned *out)
+{
+	uint64_t v;
+	if (xb_parse_u64(s, &v) || v < lo || v > hi)
+		return cli_usage_error(cmd, "%s needs a number from %u to %u (got '%s')", opt, lo, hi,
+				       s);
+	*out = (unsigned)v;
+	return XB_EXIT_OK;
+}
+
+/* Checks and converts the options into n. */
+static int net_configure(sim_net *n, xb_netpeer_options *po)
+{
+	const sim_options *o = n->o;
+	const char *cmd = n->cmd;
+	int rc;
+	netpeer_options_init(po);
+	if (o->peer_ip && sim_parse_ipv4(o->peer_ip, po->ip))
+		return cli_usage_error(cmd, "--peer-ip needs an IPv4 address (got '%s')", o->peer_ip);
+	if (o->device_ip && sim_parse_ipv4(o->device_ip, po->device_ip))
+		return cli_usage_error(cmd, "--device-ip needs an IPv4 address (got '%s')",
+				       o->device_ip);
+	if (memcmp(po->ip, po->device_ip, 4) == 0)
+		return cli_usage_error(cmd, "the peer and the device need different addresses");
+	double ms = NET_LINK_TIMEOUT_MS;
+	if (o->link_timeout && sim_parse_positive(o->link_timeout, 3600e3, &ms))
+		return cli_usage_error(cmd, "--link-timeout needs milliseconds above 0 (got '%s')",
+				       o->link_timeout);
+	n->link_timeout = (uint64_t)llround(ms * n->hz / 1000.0);
+	if (o->ping) {
+		net_phase *ph = &n->ping;
+		ph->kind = XB_NETPEER_ICMP;
+		ph->size = 56;
+		ph->interval_ms = 20;
+		if ((rc = net_count(cmd, "--ping", o->ping, 1, 1000000, &ph->count)))
+			return rc;
+		if (o->size &&
+		    (rc = net_count(cmd, "--size", o->size, 0, XB_NETPEER_MAX_PAYLOAD, &ph->size)))
+			return rc;
+		if (o->interval_ms && sim_parse_positive(o->interval_ms, 3600e3, &ph->interval_ms))
+			return cli_usage_error(cmd, "--interval-ms needs milliseconds above 0 (got '%s')",
+					       o->interval_ms);
+		ph->interval = (uint64_t)llround(ph->interval_ms * n->hz / 1000.0);
+		if (!ph->interval)
+			return cli_usage_error(cmd, "--interval-ms %s is shorter than a clock cycle",
+					       o->interval_ms);
+		ph->window = ph->interval * ph->count;
+	} else if (o->size || o->interval_ms) {
+		return cli_usage_error(cmd, "--size and --interval-ms go with --ping N");
+	}
+	if (o->udp) {
+		net_phase *ph = &n->udp;
+		ph->kind = XB_NETPEER_UDP;
+		ph->size = 64;
+		ph->port = 7;
+		ph->seconds = 1;
+		unsigned rate = 0;
+		if ((rc = net_count(cmd, "--udp", o->udp, 1, 1000000, &rate)))
+			return rc;
+		ph->rate = rate;
+		if (o->seconds && sim_parse_positive(o->seconds, 3600, &ph->seconds))
+			return cli_usage_error(cmd, "--seconds needs a duration above 0 (got '%s')",
+					       o->seconds);
+		if (o->udp_port && sim_parse_port(o->udp_port, 0, &ph->port))
+			return cli_usage_error(cmd, "--udp-port needs a port from 1 to 65535 (got '%s')",
+					       o->udp_port);
+		if (o->udp_size && (rc = net_count(cmd, "--udp-size", o->udp_size, XB_NETPEER_NONCE,
+						   XB_NETPEER_MAX_PAYLOAD, &ph->size)))
+			return rc;
+		double c = floor(ph->rate * ph->seconds + 0.5);
+		if (c < 1 || c > 10000000)
+			return cli_usage_error(cmd, "--udp %u for --seconds %s sends %.0f datagrams "
+						    "(1 to 10,000,000 allowed)",
+					       ph->rate, o->seconds ? o->seconds : "1", c);
+		ph->count = (unsigned)c;
+		ph->window = (uint64_t)((unsigned __int128)ph->count * n->hz / ph->rate);
+	} else if (o->seconds || o->udp_port || o->udp_size) {
+		return cli_usage_error(cmd, "--seconds, --udp-port and --udp-size go with --udp RATE");
+	}
+	if ((o->ping || o->udp) && o->cycles)
+		return cli_usage_error(cmd, "--cycles does not go with --ping or --udp: the run lasts "
+					    "as long as the traffic needs (--link-timeout bounds the "
+					    "bring-up)");
+	return XB_EXIT_OK;
+}
+
+/* ---- Session ---- */
+
+/* Every usbmon record passes here: the completion of SET_CONFIGURATION is "enumerated". */
+static void net_record(void *ctx, const uint8_t *rec, size_t len, uint64_t ns)
+{
+	sim_net *n = ctx;
+	if (len < 64 || rec[9] != XB_USBMON_CONTROL)
+		return;
+	if (rec[8] == 'S' && rec[14] == 0 && rec[40] == 0x00 && rec[41] == 9) {
+		memcpy(&n->config_id, rec, 8);
+		n->config_pending = 1;
+	} else if (rec[8] == 'C' && n->config_pending && memcmp(&n->config_id, rec, 8) == 0) {
+		n->config_pending = 0;
+		int32_t status;
+		memcpy(&status, rec + 28, 4);
+		if (status == 0) {
+			n->configured = 1;
+			n->configured_ns = ns;
+		}
+	}
+}
+
+int sim_net_open(const char *cmd, const sim_options *o, xb_pico *p, sim_net **out)
+{
+	sim_net *n = xcalloc(1, sizeof *n);
+	n->cmd = cmd;
+	n->o = o;
+	n->p = p;
+	n->b = pico_board(p);
+	n->hz = board_cpu_hz(n->b);
+	n->realtime = o->realtime;
+	n->speed = 1.0;
+	if (o->speed)
+		n->speed = strtod(o->speed, NULL); /* checked by the caller */
+	uint64_t cycles = n->hz;
+	if (o->cycles)
+		xb_parse_u64(o->cycles, &cycles); /* checked by the caller */
+	n->budget = cycles;
+	xb_netpeer_options po;
+	int rc = net_configure(n, &po);
+	if (rc != XB_EXIT_OK) {
+		free(n);
+		return rc;
+	}
+	if (o->pcap) {
+		n->pcap_tmp = xasprintf("%s.XXXXXX", o->pcap);
+		int fd = mkstemp(n->pcap_tmp);
+		if (fd < 0 || !(n->pcap = fdopen(fd, "wb"))) {
+			int e = errno;
+			if (fd >= 0) {
+				close(fd);
+				unlink(n->pcap_tmp);
+			}
+			cli_fail(cmd, "%s: cannot create the capture file: %s", o->pcap, strerror(e));
+			free(n->pcap_tmp);
+			free(n);
+			return XB_EXIT_FAIL;
+		}
+	}
+	n->mon = usbmon_new(n->pcap, NULL);
+	usbmon_set_record_fn(n->mon, net_record, n);
+	n->h = usbhost_new(n->b, pico_usb(p), NULL);
+	usbhost_set_monitor(n->h, n->mon);
+	n->np = netpeer_new_ecm(n->b, n->h, NULL, &po);
+	*out = n;
+	return XB_EXIT_OK;
+}
+
+static enum xb_pico_stop net_run(sim_net *n, uint64_t cycles)
+{
+	if (n->realtime)
+		return realtime_run(n->p, cycles, n->speed, realtime_system_clock());
+	return pico_run(n->p, cycles);
+}
+
+/* Runs to cycle at; returns 0, or -1 when the core halted or locked up. */
+static int net_run_to(sim_net *n, uint64_t at)
+{
+	uint64_t now = board_cycles(n->b);
+	if (at <= now)
+		return 0;
+	enum xb_pico_stop s = net_run(n, at - now);
+	return s == XB_PICO_HALTED || s == XB_PICO_LOCKUP ? -1 : 0;
+}
+
+static int net_ready(const sim_net *n)
+{
+	return netpeer_link(n->np) && netpeer_device_mac(n->np) != NULL;
+}
+
+static void net_snap_event(xb_board *b, void *ctx)
+{
+	net_snap *s = ctx;
+	board_counters(b, &s->k);
+	s->taken = 1;
+}
+
+static void net_snap_at(sim_net *n, net_snap *s, uint64_t at)
+{
+	s->b = n->b;
+	board_schedule(n->b, at, net_snap_event, s);
+}
+
+static int net_phase_run(sim_net *n, net_phase *ph)
+{
+	uint64_t ms = n->hz / 1000, now = board_cycles(n->b);
+	ph->idle_start = (now + ms - 1) / ms * ms + NET_SETTLE_MS * ms;
+	ph->start = ph->idle_start + ph->window;
+	net_snap_at(n, &ph->idle, ph->idle_start);
+	net_snap_at(n, &ph->traffic, ph->start);
+	net_snap_at(n, &ph->end, ph->start + ph->window);
+	xb_err err;
+	if (ph->kind == XB_NETPEER_ICMP) {
+		xb_netpeer_ping pg = {.start = ph->start, .interval = ph->interval, .count = ph->count,
+				      .size = ph->size, .id = NET_PING_ID, .seq = 0};
+		ph->first = netpeer_ping(n->np, &pg, &err);
+	} else {
+		xb_netpeer_stream st = {.start = ph->start, .rate = ph->rate, .count = ph->count,
+					.size = ph->size, .sport = NET_UDP_SPORT, .dport = ph->port};
+		ph->first = netpeer_udp_stream(n->np, &st, &err);
+	}
+	if (ph->first < 0)
+		return cli_fail(n->cmd, "%s", err.msg);
+	xb_netpeer_stats before, after;
+	netpeer_stats(n->np, &before);
+	int stopped = net_run_to(n, ph->start + ph->window);
+	uint64_t drain_end = ph->start + ph->window + NET_DRAIN_MS * ms;
+	while (!stopped && (!netpeer_traffic_done(n->np) || netpeer_outstanding(n->np)) &&
+	       board_cycles(n->b) < drain_end)
+		stopped = net_run_to(n, board_cycles(n->b) + ms);
+	netpeer_stats(n->np, &after);
+	ph->ran = 1;
+	ph->unmatched = after.unmatched - before.unmatched;
+	netpeer_summarize(n->np, (size_t)ph->first, ph->count, &ph->sum);
+	if (stopped)
+		return cli_fail(n->cmd, "the core %s during the traffic",
+				board_locked_up(n->b) ? "locked up" : "halted");
+	return XB_EXIT_OK;
+}
+
+int sim_net_run(sim_net *n)
+{
+	if (!n->ping.kind && !n->udp.kind) {
+		net_run(n, n->budget);
+		return XB_EXIT_OK;
+	}
+	uint64_t deadline = board_cycles(n->b) + n->link_timeout, ms = n->hz / 1000;
+	while (!net_ready(n) && board_cycles(n->b) < deadline) {
+		uint64_t left = deadline - board_cycles(n->b);
+		if (net_run_to(n, board_cycles(n->b) + (left < ms ? left : ms)))
+			break;
+	}
+	if (!net_ready(n)) {
+		n->link_failed = 1;
+		return cli_fail(n->cmd,
+				"the network was not ready within %.0f ms: USB %s, CDC-ECM %s, link %s, "
+				"device %s (is the image a CDC-ECM device at that address?)",
+				(double)n->link_timeout * 1000 / n->hz, usbhost_state_name(usbhost_state(n->h)),
+				ecmhost_up(netpeer_ecm(n->np)) ? "up" : "not up",
+				netpeer_link(n->np) ? "up" : "down",
+				netpeer_link(n->np) ? "did not answer ARP" : "not reached");
+	}
+	int rc = XB_EXIT_OK;
+	if (n->ping.kind)
+		rc = net_phase_run(n, &n->ping);
+	if (rc == XB_EXIT_OK && n->udp.kind)
+		rc = net_phase_run(n, &n->udp);
+	return rc;
+}
+
+int sim_net_close(sim_net *n, int keep)
+{
+	if (!n)
+		return XB_EXIT_OK;
+	int rc = XB_EXIT_OK;
+	netpeer_free(n->np);
+	usbhost_free(n->h);
+	int failed = usbmon_write_failed(n->mon);
+	usbmon_free(n->mon);
+	if (n->pcap) {
+		failed |= fclose(n->pcap) != 0;
+		if (keep && !failed && rename(n->pcap_tmp, n->o->pcap) == 0) {
+			n->pcap_tmp[0] = 0;
+		} else {
+			unlink(n->pcap_tmp);
+			if (keep)
+				rc = cli_fail(n->cmd, "%s: cannot write the capture", n->o->pcap);
+		}
+		free(n->pcap_tmp);
+	}
+	free(n);
+	return rc;
+}
+
+/* ---- Report ---- */
+
+static double net_ms(const sim_net *n, uint64_t cycles)
+{
+	return (double)cycles * 1000.0 / n->hz;
+}
+
+static void net_mac_text(const uint8_t *m, char out[18])
+{
+	snprintf(out, 18, "%02x:%02x:%02x:%02x:%02x:%02x", m[0], m[1], m[2], m[3], m[4], m[5]);
+}
+
+static void net_ip_text(const uint8_t *a, char out[16])
+{
+	snprintf(out, 16, "%u.%u.%u.%u", a[0], a[1], a[2], a[3]);
+}
+
+static uint64_t snap_misses(const net_snap *s)
+{
+	return s->k.xip_accesses - s->k.xip_hits;
+}
+
+/* Misses in the traffic window minus misses in the idle window, per request. */
+static double net_misses_per_echo(const net_phase *ph)
+{
+	double traffic = (double)(snap_misses(&ph->end) - snap_misses(&ph->traffic));
+	double idle = (double)(snap_misses(&ph->traffic) - snap_misses(&ph->idle));
+	return (traffic - idle) / ph->count;
+}
+
+static double net_echo_rate(const sim_net *n, const net_phase *ph)
+{
+	return (double)ph->sum.received * n->hz / (double)ph->window;
+}
+
+static const char *net_state_name(uint8_t s)
+{
+	switch (s) {
+	case XB_NETPEER_SCHEDULED: return "scheduled";
+	case XB_NETPEER_WAITING: return "waiting";
+	case XB_NETPEER_SENT: return "lost";
+	case XB_NETPEER_REPLIED: return "replied";
+	case XB_NETPEER_FAILED: return "failed";
+	}
+	return "?";
+}
+
+static void net_phase_text(const sim_net *n, const net_phase *ph, FILE *f)
+{
+	const char *name = ph->kind == XB_NETPEER_ICMP ? "ping" : "udp";
+	if (ph->kind == XB_NETPEER_ICMP)
+		fprintf(f, "ping           %u requests of %u data bytes every %.3f ms from %.3f ms\n",
+			ph->count, ph->size, ph->interval_ms, net_ms(n, ph->start));
+	else
+		fprintf(f, "udp            %u datagrams of %u bytes to port %u, %u/s for %.3f s "
+			   "from %.3f ms\n",
+			ph->count, ph->size, ph->port, ph->rate, net_ms(n, ph->window) / 1000,
+			net_ms(n, ph->start));
+	if (!ph->ran)
+		return;
+	for (unsigned i = 0; i < ph->count; i++) {
+		const xb_netpeer_echo *e = netpeer_echo(n->np, (size_t)ph->first + i);
+		unsigned key = ph->kind == XB_NETPEER_ICMP ? e->seq : e->nonce;
+		const char *k = ph->kind == XB_NETPEER_ICMP ? "seq" : "nonce";
+		if (e->state == XB_NETPEER_REPLIED && e->out_done_set) {
+			uint64_t acc = e->xip_reply.accesses - e->xip_out.accesses;
+			uint64_t miss = acc - (e->xip_reply.hits - e->xip_out.hits);
+			fprintf(f, "%-4s echo      %s %u rtt %.6f ms turnaround %.6f ms xip accesses "
+				   "%llu misses %llu%s\n",
+				name, k, key, net_ms(n, e->reply - e->sent),
+				net_ms(n, e->reply - e->out_done), (unsigned long long)acc,
+				(unsigned long long)miss, e->duplicates ? " (duplicated)" : "");
+		} else {
+			fprintf(f, "%-4s echo      %s %u %s\n", name, k, key, net_state_name(e->state));
+		}
+	}
+	const xb_netpeer_summary *s = &ph->sum;
+	fprintf(f, "%-4s sent      %zu\n", name, s->sent);
+	fprintf(f, "%-4s received  %zu (%zu lost, %zu duplicates, %llu unmatched)\n", name,
+		s->received, s->lost, s->duplicates, (unsigned long long)ph->unmatched);
+	if (s->timed) {
+		fprintf(f, "%-4s turnaround median %.6f ms, min %.6f ms, max %.6f ms\n", name,
+			s->turnaround_median * 1000.0 / n->hz, net_ms(n, s->turnaround_min),
+			net_ms(n, s->turnaround_max));
+		fprintf(f, "%-4s rtt       median %.6f ms, min %.6f ms, max %.6f ms\n", name,
+			s->rtt_median * 1000.0 / n->hz, net_ms(n, s->rtt_min), net_ms(n, s->rtt_max));
+	}
+	fprintf(f, "%-4s rate      %.2f echoes/s\n", name, net_echo_rate(n, ph));
+	fprintf(f, "%-4s misses    %.2f per echo (%llu in the traffic window, %llu in the idle "
+		   "window of %.3f ms before it)\n",
+		name, net_misses_per_echo(ph),
+		(unsigned long long)(snap_misses(&ph->end) - snap_misses(&ph->traffic)),
+		(unsigned long long)(snap_misses(&ph->traffic) - snap_misses(&ph->idle)),
+		net_ms(n, ph->window));
+}
+
+void sim_net_print_text(const sim_net *n, FILE *f)
+{
+	if (!n)
+		return;
+	char mac[18], ip[16];
+	if (n->configured)
+		fprintf(f, "usb            configured at %.6f ms\n", n->configured_ns / 1e6);
+	else
+		fprintf(f, "usb            %s\n", usbhost_state_name(usbhost_state(n->h)));
+	if (netpeer_link(n->np))
+		fprintf(f, "link           up at %.6f ms\n", net_ms(n, netpeer_link_cycle(n->np)));
+	else
+		fprintf(f, "link           down\n");
+	net_mac_text(netpeer_mac(n->np), mac);
+	net_ip_text(netpeer_ip(n->np), ip);
+	fprintf(f, "peer           %s %s\n", ip, mac);
+	net_ip_text(netpeer_device_ip(n->np), ip);
+	if (netpeer_device_mac(n->np)) {
+		net_mac_text(netpeer_device_mac(n->np), mac);
+		fprintf(f, "device         %s %s (resolved at %.6f ms)\n", ip, mac,
+			net_ms(n, netpeer_resolved_cycle(n->np)));
+	} else {
+		fprintf(f, "device         %s (not resolved)\n", ip);
+	}
+	if (n->o->pcap)
+		fprintf(f, "pcap           %s (%llu records)\n", n->o->pcap,
+			(unsigned long long)usbmon_records(n->mon));
+	if (n->ping.kind)
+		net_phase_text(n, &n->ping, f);
+	if (n->udp.kind)
+		net_phase_text(n, &n->udp, f);
+}
+
+static void json_ms(FILE *f, const sim_net *n, uint64_t cycles, int valid)
+{
+	if (valid)
+		fprintf(f, "%.6f", net_ms(n, cycles));
+	else
+		fputs("null", f);
+}
+
+static void net_phase_json(const sim_net *n, const net_phase *ph, FILE *f)
+{
+	if (!ph->kind) {
+		fputs("null", f);
+		return;
+	}
+	if (ph->kind == XB_NETPEER_ICMP)
+		fprintf(f, "{\"count\": %u, \"size\": %u, \"interval_ms\": %.6f, \"id\": %u", ph->count,
+			ph->size, net_ms(n, ph->interval), NET_PING_ID);
+	else
+		fprintf(f, "{\"count\": %u, \"size\": %u, \"rate\": %u, \"seconds\": %.6f, "
+			   "\"port\": %u, \"source_port\": %u",
+			ph->count, ph->size, ph->rate, net_ms(n, ph->window) / 1000, ph->port,
+			NET_UDP_SPORT);
+	fprintf(f, ", \"ran\": %s", ph->ran ? "true" : "false");
+	fputs(", \"idle_start_ms\": ", f);
+	json_ms(f, n, ph->idle_start, ph->ran);
+	fputs(", \"start_ms\": ", f);
+	json_ms(f, n, ph->start, ph->ran);
+	fprintf(f, ", \"window_ms\": %.6f", net_ms(n, ph->window));
+	const xb_netpeer_summary *s = &ph->sum;
+	fprintf(f, ", \"sent\": %zu, \"received\": %zu, \"lost\": %zu, \"failed\": %zu, "
+		   "\"duplicates\": %zu, \"unmatched\": %llu",
+		s->sent, s->received, s->lost, s->failed, s->duplicates,
+		(unsigned long long)ph->unmatched);
+	if (s->timed)
+		fprintf(f, ", \"turnaround_ms\": {\"median\": %.6f, \"min\": %.6f, \"max\": %.6f}, "
+			   "\"rtt_ms\": {\"median\": %.6f, \"min\": %.6f, \"max\": %.6f}",
+			s->turnaround_median * 1000.0 / n->hz, net_ms(n, s->turnaround_min),
+			net_ms(n, s->turnaround_max), s->rtt_median * 1000.0 / n->hz,
+			net_ms(n, s->rtt_min), net_ms(n, s->rtt_max));
+	else
+		fputs(", \"turnaround_ms\": null, \"rtt_ms\": null", f);
+	fprintf(f, ", \"echo_rate\": %.3f", ph->ran ? net_echo_rate(n, ph) : 0.0);
+	if (ph->ran)
+		fprintf(f, ", \"misses_per_echo\": %.3f, \"window_xip_accesses\": %llu, "
+			   "\"window_xip_misses\": %llu, \"idle_xip_accesses\": %llu, "
+			   "\"idle_xip_misses\": %llu",
+			net_misses_per_echo(ph),
+			(unsigned long long)(ph->end.k.xip_accesses - ph->traffic.k.xip_accesses),
+			(unsigned long long)(snap_misses(&ph->end) - snap_misses(&ph->traffic)),
+			(unsigned long long)(ph->traffic.k.xip_accesses - ph->idle.k.xip_accesses),
+			(unsigned long long)(snap_misses(&ph->traffic) - snap_misses(&ph->idle)));
+	else
+		fputs(", \"misses_per_echo\": null, \"window_xip_accesses\": null, "
+		      "\"window_xip_misses\": null, \"idle_xip_accesses\": null, "
+		      "\"idle_xip_misses\": null",
+		      f);
+	fputs(", \"echoes\": [", f);
+	for (unsigned i = 0; ph->ran && i < ph->count; i++) {
+		const xb_netpeer_echo *e = netpeer_echo(n->np, (size_t)ph->first + i);
+		int replied = e->state == XB_NETPEER_REPLIED && e->out_done_set;
+		if (ph->kind == XB_NETPEER_ICMP)
+			fprintf(f, "%s{\"seq\": %u", i ? ", " : "", e->seq);
+		else
+			fprintf(f, "%s{\"nonce\": %u", i ? ", " : "", e->nonce);
+		fprintf(f, ", \"state\": \"%s\", \"sent_ms\": ", net_state_name(e->state));
+		json_ms(f, n, e->sent, e->sent_set);
+		fputs(", \"out_done_ms\": ", f);
+		json_ms(f, n, e->out_done, e->out_done_set);
+		fputs(", \"reply_ms\": ", f);
+		json_ms(f, n, e->reply, e->state == XB_NETPEER_REPLIED);
+		fputs(", \"rtt_ms\": ", f);
+		json_ms(f, n, e->reply - e->sent, e->state == XB_NETPEER_REPLIED);
+		fputs(", \"turnaround_ms\": ", f);
+		json_ms(f, n, e->reply - e->out_done, replied);
+		if (replied) {
+			uint64_t acc = e->xip_reply.accesses - e->xip_out.accesses;
+			fprintf(f, ", \"xip_accesses\": %llu, \"xip_misses\": %llu",
+				(unsigned long long)acc,
+				(unsigned long long)(acc - (e->xip_reply.hits - e->xip_out.hits)));
+		} else {
+			fputs(", \"xip_accesses\": null, \"xip_misses\": null", f);
+		}
+		fprintf(f, ", \"duplicates\": %u}", e->duplicates);
+	}
+	fputs("]}", f);
+}
+
+void sim_net_print_json(const sim_net *n, FILE *f)
+{
+	if (!n) {
+		fputs(", \"usb\": null, \"ping\": null, \"udp\": null", f);
+		return;
+	}
+	char mac[18], ip[16];
+	fputs(", \"usb\": {\"configured_ms\": ", f);
+	if (n->configured)
+		fprintf(f, "%.6f", n->configured_ns / 1e6);
+	else
+		fputs("null", f);
+	fprintf(f, ", \"state\": \"%s\", \"link_up_ms\": ", usbhost_state_name(usbhost_state(n->h)));
+	json_ms(f, n, netpeer_link_cycle(n->np), netpeer_link(n->np));
+	fputs(", \"resolved_ms\": ", f);
+	json_ms(f, n, netpeer_resolved_cycle(n->np), netpeer_device_mac(n->np) != NULL);
+	net_mac_text(netpeer_mac(n->np), mac);
+	net_ip_text(netpeer_ip(n->np), ip);
+	fprintf(f, ", \"peer_mac\": \"%s\", \"peer_ip\": \"%s\"", mac, ip);
+	net_ip_text(netpeer_device_ip(n->np), ip);
+	fprintf(f, ", \"device_ip\": \"%s\", \"device_mac\": ", ip);
+	if (netpeer_device_mac(n->np)) {
+		net_mac_text(netpeer_device_mac(n->np), mac);
+		fprintf(f, "\"%s\"", mac);
+	} else {
+		fputs("null", f);
+	}
+	xb_netpeer_stats s;
+	netpeer_stats(n->np, &s);
+	fprintf(f, ", \"frames_sent\": %llu, \"frames_received\": %llu, \"arp_requests\": %llu, "
+		   "\"arp_replies\": %llu, \"rx_errors\": %llu, \"pcap\": ",
+		(unsigned long long)s.tx_frames, (unsigned long long)s.rx_frames,
+		(unsigned long long)s.arp_requests, (unsigned long long)s.arp_replies,
+		(unsigned long long)s.rx_errors);
+	if (n->o->pcap)
+		xb_json_string(f, n->o->pcap);
+	else
+		fputs("null", f);
+	fprintf(f, ", \"pcap_records\": %llu}", (unsigned long long)usbmon_records(n->mon));
+	fputs(", \"ping\": ", f);
+	net_phase_json(n, &n->ping, f);
+	fputs(", \"udp\": ", f);
+	net_phase_json(n, &n->udp, f);
+}
