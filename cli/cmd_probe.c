@@ -177,7 +177,7 @@ static int probe_counters(const probe_cli *c, xb_probe *p)
 
 /* ---- sample ---- */
 
-static volatile int sample_stop;
+static volatile sig_atomic_t sample_stop;
 
 static void sample_signal(int sig)
 {

@@ -227,14 +227,21 @@ static int sim_parse(const char *cmd, int serve, int argc, char **argv, sim_opti
 	if (o->until && o->realtime)
 		return cli_usage_error(cmd, "--until runs in virtual time; it does not go with --realtime");
 	if (serve) {
-		const char *bad = o->ping ? "--ping" : o->udp ? "--udp" : o->cycles ? "--cycles"
-				: o->until ? "--until" : o->trace ? "--trace" : o->json ? "--json"
-				: o->size ? "--size" : o->interval_ms ? "--interval-ms"
-				: o->udp_size ? "--udp-size" : o->usb ? "--usb"
-				: o->link_timeout ? "--link-timeout" : o->realtime && !o->speed ? "--realtime"
-				: NULL;
-		if (bad)
-			return cli_usage_error(cmd, "%s is a 'sim run' option, not a 'sim serve' one", bad);
+		const struct {
+			int given;
+			const char *name;
+		} run_only[] = {
+			{o->ping != NULL, "--ping"}, {o->udp != NULL, "--udp"},
+			{o->cycles != NULL, "--cycles"}, {o->until != NULL, "--until"},
+			{o->trace != NULL, "--trace"}, {o->json, "--json"}, {o->size != NULL, "--size"},
+			{o->interval_ms != NULL, "--interval-ms"}, {o->udp_size != NULL, "--udp-size"},
+			{o->usb, "--usb"}, {o->link_timeout != NULL, "--link-timeout"},
+			{o->realtime && !o->speed, "--realtime"},
+		};
+		for (size_t i = 0; i < sizeof run_only / sizeof *run_only; i++)
+			if (run_only[i].given)
+				return cli_usage_error(cmd, "%s is a 'sim run' option, not a 'sim serve' one",
+						       run_only[i].name);
 	} else if (o->probe_socket) {
 		return cli_usage_error(cmd, "--probe-socket is a 'sim serve' option");
 	}

@@ -4,6 +4,7 @@
 #ifndef XB_PROBE_SAMPLER_H
 #define XB_PROBE_SAMPLER_H
 
+#include <signal.h>
 #include <stdint.h>
 
 #include "../core/profile.h"
@@ -51,7 +52,7 @@ typedef struct xb_sampler_config {
 	void *ctx;
 	/* Set it nonzero (from a signal handler) to end the session early, keeping what was
 	 * sampled. May be NULL. */
-	volatile int *stop;
+	volatile sig_atomic_t *stop;
 } xb_sampler_config;
 
 typedef struct xb_sampler_stats {

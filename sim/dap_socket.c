@@ -157,7 +157,8 @@ static int dap_socket_frames(xb_dap_server *s)
 		while (dap_collect(s->dap, resp, sizeof resp, &rlen, NULL))
 			dap_socket_queue(s, resp, rlen);
 	}
-	memmove(s->in, s->in + pos, s->in_len - pos);
+	if (pos) /* memmove's pointers must be valid even for no bytes */
+		memmove(s->in, s->in + pos, s->in_len - pos);
 	s->in_len -= pos;
 	return packets;
 }
@@ -196,7 +197,8 @@ int dap_socket_service(xb_dap_server *s, xb_err *err)
 		}
 		done += (size_t)n;
 	}
-	memmove(s->out, s->out + done, s->out_len - done);
+	if (done)
+		memmove(s->out, s->out + done, s->out_len - done);
 	s->out_len -= done;
 	return packets;
 }

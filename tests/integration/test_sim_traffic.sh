@@ -2,8 +2,9 @@
 # serve`, on the echo firmware (firmware/build/echo.elf, when `make -C firmware` builds it and
 # it answers) or else on the test device of tests/data/netdev. The captures are read by
 # tshark: no malformed records, every ICMP request and reply and every UDP datagram inside
-# the bulk transfers with valid checksums, turnarounds recomputed from the records; identical JSON from
-# identical runs; every JSON key documented; serve answering a UDP datagram from a client on
+# the bulk transfers with valid checksums, turnarounds recomputed from the records;
+# identical JSON from identical runs; every JSON key documented; failures; serve answering a
+# UDP datagram from a client on
 # 127.0.0.1 and DAP_Info on the probe socket, ending on --seconds and on SIGTERM.
 . tests/integration/lib.sh
 W=$XB_WORK
@@ -47,9 +48,13 @@ fi
 
 # One run, one capture (tshark is slow to start): 20 pings, then UDP echo at 200/s.
 PCAP="$W/traffic.pcap"
-check "sim run --ping 20 --interval-ms 20 --udp 200 --seconds 0.1 --pcap" \
-	sim --elf "$FW" --ping 20 --interval-ms 20 --udp 200 --seconds 0.1 --pcap "$PCAP" --json
-cp "$W/last.out" "$W/ping.json"
+if sim --elf "$FW" --ping 20 --interval-ms 20 --udp 200 --seconds 0.1 --pcap "$PCAP" --json \
+	>"$W/ping.json" 2>"$W/ping.err"; then
+	ok "sim run --ping 20 --interval-ms 20 --udp 200 --seconds 0.1 --pcap"
+else
+	not_ok "sim run --ping 20 ... --pcap"
+	sed 's/^/# /' "$W/ping.err" | head -n 20
+fi
 r=$(jq -r '"\(.ping.sent) \(.ping.received) \(.ping.lost)"' "$W/ping.json" 2>/dev/null)
 if [ "$r" = "20 20 0" ]; then ok "20 pings sent, 20 replies, none lost"; else not_ok "sent received lost: $r"; fi
 r=$(jq -r '"\(.udp.count) \(.udp.received) \(.udp.lost) \(.udp.echo_rate)"' "$W/ping.json" 2>/dev/null)
@@ -130,8 +135,8 @@ expect "the text report has the bring-up, per-echo lines and a summary" "$W/ping
 
 # ---- Determinism and JSON keys ----
 
-sim --elf "$FW" --ping 4 --interval-ms 5 --udp 300 --seconds 0.02 --json >"$W/a.json" 2>&1
-sim --elf "$FW" --ping 4 --interval-ms 5 --udp 300 --seconds 0.02 --json >"$W/b.json" 2>&1
+sim --elf "$FW" --ping 4 --interval-ms 5 --udp 300 --seconds 0.02 --json >"$W/a.json" 2>"$W/a.err"
+sim --elf "$FW" --ping 4 --interval-ms 5 --udp 300 --seconds 0.02 --json >"$W/b.json" 2>"$W/b.err"
 check "two runs give identical JSON" cmp "$W/a.json" "$W/b.json"
 if [ "$(wc -l <"$W/a.json")" -eq 1 ] && jq -e . "$W/a.json" >/dev/null 2>&1; then
 	ok "--json prints one valid JSON line"
@@ -148,7 +153,7 @@ for k in $(jq -r '[paths | map(select(type == "string")) | last | select(. != nu
 	grep -Eq "(\`|\\.|[{] ?|, )$k(\`|,|[}])" "$DOC" || missing="$missing $k"
 done
 [ -z "$missing" ] && ok "every sim run JSON key is in $DOC" || not_ok "undocumented JSON keys:$missing"
-sim --elf "$FW" --json >"$W/plain.json" 2>&1
+sim --elf "$FW" --json >"$W/plain.json" 2>"$W/plain.err"
 expect "without network options: usb, ping and udp are null" "$W/plain.json" \
 	'"usb": null, "ping": null, "udp": null'
 

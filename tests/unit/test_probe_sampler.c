@@ -183,7 +183,7 @@ static void test_halted_core(void **state)
 	assert_non_null(strstr(err.msg, "busy window"));
 }
 
-static volatile int stop_flag;
+static volatile sig_atomic_t stop_flag;
 
 static void stop_at_idle(void *ctx, int idle)
 {
