@@ -58,19 +58,22 @@ arm-none-eabi-size "$E"
 jq -r '.ping | "turnaround median \(.turnaround_ms.median) ms, misses per echo \(.misses_per_echo) (measured: XIP counters over 30 echoes minus an idle window)"' "$W/stock-run.json"
 
 say "plan from the measured fetch trace, relink the firmware with GNU ld, run it again"
-printf '%-10s %16s %16s %12s %16s\n' layout "predicted m/e" "measured m/e" "OPT bound" "turnaround ms"
-for s in hot colour; do
+printf '%-10s %16s %16s %12s %16s %10s\n' layout "predicted m/e" "measured m/e" "OPT bound" "turnaround ms" "extra RAM"
+for spec in hot:hot:0 colour:colour:0 sram-4k:sram:4096; do
+	s=${spec%%:*}
+	rest=${spec#*:}
 	L="$W/echo-$s"
-	"$XB" plan --elf "$E" --trace "$W/echo.trace" --strategy $s --out "$L" --json >"$L.json"
+	"$XB" plan --elf "$E" --trace "$W/echo.trace" --strategy "${rest%%:*}" \
+		--sram-budget "${rest#*:}" --out "$L" --json >"$L.json"
 	make -s -C firmware LAYOUT="$(cd "$L" && pwd)" >"$L.log" 2>&1 || { cat "$L.log"; exit 1; }
 	"$XB" sim run --elf "firmware/build/default/layouts/echo-$s/echo.elf" --ping 30 \
 		--interval-ms 20 --json >"$L-run.json"
-	[ $s = hot ] && printf '%-10s %16s %16s %12s %16s\n' stock "$(num "$L.json" stock_misses_per_echo)" \
+	[ $s = hot ] && printf '%-10s %16s %16s %12s %16s %10s\n' stock "$(num "$L.json" stock_misses_per_echo)" \
 		"$(jq -r .ping.misses_per_echo "$W/stock-run.json")" "$(num "$L.json" stock_opt_bound_misses_per_echo)" \
-		"$(jq -r .ping.turnaround_ms.median "$W/stock-run.json")"
-	printf '%-10s %16s %16s %12s %16s\n' $s "$(num "$L.json" predicted_misses_per_echo)" \
+		"$(jq -r .ping.turnaround_ms.median "$W/stock-run.json")" 0
+	printf '%-10s %16s %16s %12s %16s %10s\n' $s "$(num "$L.json" predicted_misses_per_echo)" \
 		"$(jq -r .ping.misses_per_echo "$L-run.json")" "$(num "$L.json" opt_bound_misses_per_echo)" \
-		"$(jq -r .ping.turnaround_ms.median "$L-run.json")"
+		"$(jq -r .ping.turnaround_ms.median "$L-run.json")" "$(num "$L.json" extra_ram_bytes)"
 done
 
 cat <<MSG
