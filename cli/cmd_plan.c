@@ -99,13 +99,11 @@ static int run_plan(int argc, char **argv)
 	}
 	int rc = XB_EXIT_FAIL;
 	xb_err err;
-	xb_layout l, stock;
+	xb_layout l;
 	layout_init(&l);
-	layout_init(&stock);
 	cli_report r = {.strategy = pl->name, .elf = lo.elf, .map = img.map.path, .trace = trace,
 			.samples = samples, .layout_dir = out};
-	if (pl->plan(&in, &l, &err) != 0 || plan_predict(&in, &l, &r.layout, &err) != 0 ||
-	    plan_predict(&in, &stock, &r.stock, &err) != 0) {
+	if (pl->plan(&in, &l, &err) != 0 || cli_report_predict(&r, &in, &l, &err) != 0) {
 		cli_fail("plan", "%s", err.msg);
 		goto done;
 	}
@@ -127,14 +125,12 @@ static int run_plan(int argc, char **argv)
 		cli_fail("plan", "%s", err.msg);
 		goto done;
 	}
-	cli_report_count(&r, &l);
 	cli_report_print(&r, json, stdout);
 	if (!json)
 		printf("  wrote %s/: layout.txt, addresses.txt and the linker fragments\n", out);
 	rc = XB_EXIT_OK;
 done:
 	layout_free(&l);
-	layout_free(&stock);
 	cli_inputs_free(&ci);
 	image_free(&img);
 	return rc;

@@ -64,26 +64,22 @@ static int run_predict(int argc, char **argv)
 	}
 	int rc = XB_EXIT_FAIL;
 	xb_err err;
-	xb_layout l, stock;
+	xb_layout l;
 	layout_init(&l);
-	layout_init(&stock);
 	char *lpath = xasprintf("%s/layout.txt", layout_dir);
 	cli_report r = {.elf = lo.elf, .map = img.map.path, .trace = trace, .samples = samples,
 			.layout_dir = layout_dir};
 	if (layout_read_file(&l, &img, lpath, &err) != 0 ||
-	    plan_predict(&in, &l, &r.layout, &err) != 0 ||
-	    plan_predict(&in, &stock, &r.stock, &err) != 0) {
+	    cli_report_predict(&r, &in, &l, &err) != 0) {
 		cli_fail("predict", "%s", err.msg);
 		goto done;
 	}
 	r.strategy = l.strategy;
-	cli_report_count(&r, &l);
 	cli_report_print(&r, json, stdout);
 	rc = XB_EXIT_OK;
 done:
 	free(lpath);
 	layout_free(&l);
-	layout_free(&stock);
 	cli_inputs_free(&ci);
 	image_free(&img);
 	return rc;

@@ -7,7 +7,7 @@
 #include "../core/util.h"
 #include "cli.h"
 
-void cli_report_count(cli_report *r, const xb_layout *l)
+static void cli_report_count(cli_report *r, const xb_layout *l)
 {
 	for (size_t i = 0; i < l->n; i++) {
 		switch (l->e[i].place) {
@@ -17,6 +17,19 @@ void cli_report_count(cli_report *r, const xb_layout *l)
 		default: break;
 		}
 	}
+}
+
+int cli_report_predict(cli_report *r, const xb_plan_input *in, const xb_layout *l, xb_err *err)
+{
+	xb_layout stock;
+	layout_init(&stock);
+	int rc = plan_predict(in, l, &r->layout, err);
+	if (rc == 0)
+		rc = plan_predict(in, &stock, &r->stock, err);
+	layout_free(&stock);
+	if (rc == 0)
+		cli_report_count(r, l);
+	return rc;
 }
 
 static void json_num(FILE *f, const char *key, double v, int last)

@@ -13,8 +13,8 @@ typedef struct cli_report {
 	xb_prediction layout, stock;
 } cli_report;
 
-/* Counts the layout's entries by place into r. */
-void cli_report_count(cli_report *r, const xb_layout *l);
+/* Fills r's layout and stock predictions and the layout's entry counts. */
+int cli_report_predict(cli_report *r, const xb_plan_input *in, const xb_layout *l, xb_err *err);
 void cli_report_print(const cli_report *r, int json, FILE *f);
 
 /* Loads --samples and --trace files into in (either may be NULL) and builds the profile;
