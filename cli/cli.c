@@ -9,7 +9,7 @@
 #include "../core/util.h"
 
 static const xb_command *const commands[] = {
-	&cmd_info, &cmd_plan, &cmd_predict, &cmd_cache, &cmd_sim, &cmd_capture, &cmd_probe, NULL,
+	&cmd_info, &cmd_plan, &cmd_predict, &cmd_cache, &cmd_sim, &cmd_capture, &cmd_probe, &cmd_experiment, NULL,
 };
 
 static const xb_command *find_command(const char *name)

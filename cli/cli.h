@@ -30,5 +30,6 @@ extern const xb_command cmd_info, cmd_plan, cmd_predict, cmd_cache;
 extern const xb_command cmd_sim;
 extern const xb_command cmd_capture;
 extern const xb_command cmd_probe;
+extern const xb_command cmd_experiment;
 
 #endif

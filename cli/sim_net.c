@@ -12,39 +12,18 @@
 
 #include "../core/util.h"
 #include "../sim/netpeer.h"
+#include "../sim/vbench.h"
 #include "../sim/realtime.h"
 #include "../sim/usbhost.h"
 #include "../sim/usbmon.h"
 #include "cli.h"
 
-#define NET_SETTLE_MS 100u   /* quiet time before each idle window */
-#define NET_DRAIN_MS 1000u   /* how long replies may come after a traffic window */
-#define NET_PING_ID 0x7862u  /* the ICMP identifier ("xb") */
-#define NET_UDP_SPORT 50000u /* the peer's UDP source port */
 #define NET_LINK_TIMEOUT_MS 5000.0
 
-/* The board's cache totals at one instant, taken by a board event. */
-typedef struct net_snap {
-	xb_board *b;
-	xb_board_counters k;
-	int taken;
-} net_snap;
-
-/* One kind of traffic: an idle window, then the traffic window of the same length. */
+/* One kind of traffic as asked for, and what vbench_phase_run measured. */
 typedef struct net_phase {
-	int kind;      /* XB_NETPEER_ICMP or XB_NETPEER_UDP; 0: not asked for */
-	unsigned count, size;
+	xb_vbench_phase v; /* kind 0: not asked for */
 	double interval_ms, seconds;
-	uint64_t interval; /* cycles (ping) */
-	uint32_t rate;     /* datagrams per second (udp) */
-	uint16_t port;
-	uint64_t window;   /* cycles */
-	uint64_t idle_start, start;
-	net_snap idle, traffic, end;
-	long first;
-	int ran;
-	xb_netpeer_summary sum;
-	uint64_t unmatched;
 } net_phase;
 
 struct sim_net {
@@ -53,18 +32,13 @@ struct sim_net {
 	xb_pico *p;
 	xb_board *b;
 	uint32_t hz;
-	xb_usbhost *h;
+	xb_vbench *vb;
 	xb_netpeer *np;
-	xb_usbmon *mon;
 	FILE *pcap;
 	char *pcap_tmp;
-	int realtime;
 	double speed;
 	uint64_t budget;       /* without traffic: how long to run */
 	uint64_t link_timeout; /* with traffic: how long the bring-up may take */
-	/* SET_CONFIGURATION seen in the usbmon records */
-	uint64_t config_id, configured_ns;
-	int config_pending, configured;
 	int link_failed;
 	net_phase ping, udp;
 };
@@ -138,51 +112,51 @@ static int net_configure(sim_net *n, xb_netpeer_options *po)
 	n->link_timeout = (uint64_t)llround(ms * n->hz / 1000.0);
 	if (o->ping) {
 		net_phase *ph = &n->ping;
-		ph->kind = XB_NETPEER_ICMP;
-		ph->size = 56;
+		ph->v.kind = XB_NETPEER_ICMP;
+		ph->v.size = 56;
 		ph->interval_ms = 20;
-		if ((rc = net_count(cmd, "--ping", o->ping, 1, 1000000, &ph->count)))
+		if ((rc = net_count(cmd, "--ping", o->ping, 1, 1000000, &ph->v.count)))
 			return rc;
 		if (o->size &&
-		    (rc = net_count(cmd, "--size", o->size, 0, XB_NETPEER_MAX_PAYLOAD, &ph->size)))
+		    (rc = net_count(cmd, "--size", o->size, 0, XB_NETPEER_MAX_PAYLOAD, &ph->v.size)))
 			return rc;
 		if (o->interval_ms && sim_parse_positive(o->interval_ms, 3600e3, &ph->interval_ms))
 			return cli_usage_error(cmd, "--interval-ms needs milliseconds above 0 (got '%s')",
 					       o->interval_ms);
-		ph->interval = (uint64_t)llround(ph->interval_ms * n->hz / 1000.0);
-		if (!ph->interval)
+		ph->v.interval = (uint64_t)llround(ph->interval_ms * n->hz / 1000.0);
+		if (!ph->v.interval)
 			return cli_usage_error(cmd, "--interval-ms %s is shorter than a clock cycle",
 					       o->interval_ms);
-		ph->window = ph->interval * ph->count;
+		ph->v.window = ph->v.interval * ph->v.count;
 	} else if (o->size || o->interval_ms) {
 		return cli_usage_error(cmd, "--size and --interval-ms go with --ping N");
 	}
 	if (o->udp) {
 		net_phase *ph = &n->udp;
-		ph->kind = XB_NETPEER_UDP;
-		ph->size = 64;
-		ph->port = 7;
+		ph->v.kind = XB_NETPEER_UDP;
+		ph->v.size = 64;
+		ph->v.port = 7;
 		ph->seconds = 1;
 		unsigned rate = 0;
 		if ((rc = net_count(cmd, "--udp", o->udp, 1, 1000000, &rate)))
 			return rc;
-		ph->rate = rate;
+		ph->v.rate = rate;
 		if (o->seconds && sim_parse_positive(o->seconds, 3600, &ph->seconds))
 			return cli_usage_error(cmd, "--seconds needs a duration above 0 (got '%s')",
 					       o->seconds);
-		if (o->udp_port && sim_parse_port(o->udp_port, 0, &ph->port))
+		if (o->udp_port && sim_parse_port(o->udp_port, 0, &ph->v.port))
 			return cli_usage_error(cmd, "--udp-port needs a port from 1 to 65535 (got '%s')",
 					       o->udp_port);
 		if (o->udp_size && (rc = net_count(cmd, "--udp-size", o->udp_size, XB_NETPEER_NONCE,
-						   XB_NETPEER_MAX_PAYLOAD, &ph->size)))
+						   XB_NETPEER_MAX_PAYLOAD, &ph->v.size)))
 			return rc;
-		double c = floor(ph->rate * ph->seconds + 0.5);
+		double c = floor(ph->v.rate * ph->seconds + 0.5);
 		if (c < 1 || c > 10000000)
 			return cli_usage_error(cmd, "--udp %u for --seconds %s sends %.0f datagrams "
 						    "(1 to 10,000,000 allowed)",
-					       ph->rate, o->seconds ? o->seconds : "1", c);
-		ph->count = (unsigned)c;
-		ph->window = (uint64_t)((unsigned __int128)ph->count * n->hz / ph->rate);
+					       ph->v.rate, o->seconds ? o->seconds : "1", c);
+		ph->v.count = (unsigned)c;
+		ph->v.window = (uint64_t)((unsigned __int128)ph->v.count * n->hz / ph->v.rate);
 	} else if (o->seconds || o->udp_port || o->udp_size) {
 		return cli_usage_error(cmd, "--seconds, --udp-port and --udp-size go with --udp RATE");
 	}
@@ -195,24 +169,11 @@ static int net_configure(sim_net *n, xb_netpeer_options *po)
 
 /* ---- Session ---- */
 
-/* Every usbmon record passes here: the completion of SET_CONFIGURATION is "enumerated". */
-static void net_record(void *ctx, const uint8_t *rec, size_t len, uint64_t ns)
+/* The pacing of --realtime. */
+static enum xb_pico_stop net_realtime(void *ctx, xb_pico *p, uint64_t cycles)
 {
 	sim_net *n = ctx;
-	if (len < 64 || rec[9] != XB_USBMON_CONTROL)
-		return;
-	if (rec[8] == 'S' && rec[14] == 0 && rec[40] == 0x00 && rec[41] == 9) {
-		memcpy(&n->config_id, rec, 8);
-		n->config_pending = 1;
-	} else if (rec[8] == 'C' && n->config_pending && memcmp(&n->config_id, rec, 8) == 0) {
-		n->config_pending = 0;
-		int32_t status;
-		memcpy(&status, rec + 28, 4);
-		if (status == 0) {
-			n->configured = 1;
-			n->configured_ns = ns;
-		}
-	}
+	return realtime_run(p, cycles, n->speed, realtime_system_clock());
 }
 
 int sim_net_open(const char *cmd, const sim_options *o, xb_pico *p, sim_net **out)
@@ -223,7 +184,6 @@ int sim_net_open(const char *cmd, const sim_options *o, xb_pico *p, sim_net **ou
 	n->p = p;
 	n->b = pico_board(p);
 	n->hz = board_cpu_hz(n->b);
-	n->realtime = o->realtime;
 	n->speed = 1.0;
 	if (o->speed)
 		n->speed = strtod(o->speed, NULL); /* checked by the caller */
@@ -231,8 +191,9 @@ int sim_net_open(const char *cmd, const sim_options *o, xb_pico *p, sim_net **ou
 	if (o->cycles)
 		xb_parse_u64(o->cycles, &cycles); /* checked by the caller */
 	n->budget = cycles;
-	xb_netpeer_options po;
-	int rc = net_configure(n, &po);
+	xb_vbench_options vo;
+	vbench_options_init(&vo);
+	int rc = net_configure(n, &vo.peer);
 	if (rc != XB_EXIT_OK) {
 		free(n);
 		return rc;
@@ -252,113 +213,43 @@ int sim_net_open(const char *cmd, const sim_options *o, xb_pico *p, sim_net **ou
 			return XB_EXIT_FAIL;
 		}
 	}
-	n->mon = usbmon_new(n->pcap, NULL);
-	usbmon_set_record_fn(n->mon, net_record, n);
-	n->h = usbhost_new(n->b, pico_usb(p), NULL);
-	usbhost_set_monitor(n->h, n->mon);
-	n->np = netpeer_new_ecm(n->b, n->h, NULL, &po);
+	vo.pcap = n->pcap;
+	if (o->realtime) {
+		vo.run = net_realtime;
+		vo.run_ctx = n;
+	}
+	n->vb = vbench_new(p, &vo);
+	n->np = vbench_peer(n->vb);
 	*out = n;
 	return XB_EXIT_OK;
 }
 
-static enum xb_pico_stop net_run(sim_net *n, uint64_t cycles)
-{
-	if (n->realtime)
-		return realtime_run(n->p, cycles, n->speed, realtime_system_clock());
-	return pico_run(n->p, cycles);
-}
-
-/* Runs to cycle at; returns 0, or -1 when the core halted or locked up. */
-static int net_run_to(sim_net *n, uint64_t at)
-{
-	uint64_t now = board_cycles(n->b);
-	if (at <= now)
-		return 0;
-	enum xb_pico_stop s = net_run(n, at - now);
-	return s == XB_PICO_HALTED || s == XB_PICO_LOCKUP ? -1 : 0;
-}
-
-static int net_ready(const sim_net *n)
-{
-	return netpeer_link(n->np) && netpeer_device_mac(n->np) != NULL;
-}
-
-static void net_snap_event(xb_board *b, void *ctx)
-{
-	net_snap *s = ctx;
-	board_counters(b, &s->k);
-	s->taken = 1;
-}
-
-static void net_snap_at(sim_net *n, net_snap *s, uint64_t at)
-{
-	s->b = n->b;
-	board_schedule(n->b, at, net_snap_event, s);
-}
-
 static int net_phase_run(sim_net *n, net_phase *ph)
 {
-	uint64_t ms = n->hz / 1000, now = board_cycles(n->b);
-	ph->idle_start = (now + ms - 1) / ms * ms + NET_SETTLE_MS * ms;
-	ph->start = ph->idle_start + ph->window;
-	net_snap_at(n, &ph->idle, ph->idle_start);
-	net_snap_at(n, &ph->traffic, ph->start);
-	net_snap_at(n, &ph->end, ph->start + ph->window);
 	xb_err err;
-	if (ph->kind == XB_NETPEER_ICMP) {
-		xb_netpeer_ping pg = {.start = ph->start, .interval = ph->interval, .count = ph->count,
-				      .size = ph->size, .id = NET_PING_ID, .seq = 0};
-		ph->first = netpeer_ping(n->np, &pg, &err);
-	} else {
-		xb_netpeer_stream st = {.start = ph->start, .rate = ph->rate, .count = ph->count,
-					.size = ph->size, .sport = NET_UDP_SPORT, .dport = ph->port};
-		ph->first = netpeer_udp_stream(n->np, &st, &err);
-	}
-	if (ph->first < 0)
+	if (vbench_phase_run(n->vb, &ph->v, &err) != 0)
 		return cli_fail(n->cmd, "%s", err.msg);
-	xb_netpeer_stats before, after;
-	netpeer_stats(n->np, &before);
-	int stopped = net_run_to(n, ph->start + ph->window);
-	uint64_t drain_end = ph->start + ph->window + NET_DRAIN_MS * ms;
-	while (!stopped && (!netpeer_traffic_done(n->np) || netpeer_outstanding(n->np)) &&
-	       board_cycles(n->b) < drain_end)
-		stopped = net_run_to(n, board_cycles(n->b) + ms);
-	netpeer_stats(n->np, &after);
-	ph->ran = 1;
-	ph->unmatched = after.unmatched - before.unmatched;
-	netpeer_summarize(n->np, (size_t)ph->first, ph->count, &ph->sum);
-	if (stopped)
-		return cli_fail(n->cmd, "the core %s during the traffic",
-				board_locked_up(n->b) ? "locked up" : "halted");
 	return XB_EXIT_OK;
 }
 
 int sim_net_run(sim_net *n)
 {
-	if (!n->ping.kind && !n->udp.kind) {
-		net_run(n, n->budget);
+	if (!n->ping.v.kind && !n->udp.v.kind) {
+		vbench_run_to(n->vb, board_cycles(n->b) + n->budget);
 		return XB_EXIT_OK;
 	}
-	uint64_t deadline = board_cycles(n->b) + n->link_timeout, ms = n->hz / 1000;
-	while (!net_ready(n) && board_cycles(n->b) < deadline) {
-		uint64_t left = deadline - board_cycles(n->b);
-		if (net_run_to(n, board_cycles(n->b) + (left < ms ? left : ms)))
-			break;
-	}
-	if (!net_ready(n)) {
+	xb_err err;
+	if (vbench_bring_up(n->vb, n->link_timeout, &err) != 0) {
 		n->link_failed = 1;
 		return cli_fail(n->cmd,
-				"the network was not ready within %.0f ms: USB %s, CDC-ECM %s, link %s, "
-				"device %s (is the image a CDC-ECM device at that address?)",
-				(double)n->link_timeout * 1000 / n->hz, usbhost_state_name(usbhost_state(n->h)),
-				ecmhost_up(netpeer_ecm(n->np)) ? "up" : "not up",
-				netpeer_link(n->np) ? "up" : "down",
-				netpeer_link(n->np) ? "did not answer ARP" : "not reached");
+				"the network was not ready within %.0f ms: %s (is the image a CDC-ECM "
+				"device at that address?)",
+				(double)n->link_timeout * 1000 / n->hz, err.msg);
 	}
 	int rc = XB_EXIT_OK;
-	if (n->ping.kind)
+	if (n->ping.v.kind)
 		rc = net_phase_run(n, &n->ping);
-	if (rc == XB_EXIT_OK && n->udp.kind)
+	if (rc == XB_EXIT_OK && n->udp.v.kind)
 		rc = net_phase_run(n, &n->udp);
 	return rc;
 }
@@ -368,10 +259,8 @@ int sim_net_close(sim_net *n, int keep)
 	if (!n)
 		return XB_EXIT_OK;
 	int rc = XB_EXIT_OK;
-	netpeer_free(n->np);
-	usbhost_free(n->h);
-	int failed = usbmon_write_failed(n->mon);
-	usbmon_free(n->mon);
+	int failed = usbmon_write_failed(vbench_usbmon(n->vb));
+	vbench_free(n->vb);
 	if (n->pcap) {
 		failed |= fclose(n->pcap) != 0;
 		if (keep && !failed && rename(n->pcap_tmp, n->o->pcap) == 0) {
@@ -404,22 +293,9 @@ static void net_ip_text(const uint8_t *a, char out[16])
 	snprintf(out, 16, "%u.%u.%u.%u", a[0], a[1], a[2], a[3]);
 }
 
-static uint64_t snap_misses(const net_snap *s)
+static uint64_t snap_misses(const xb_board_counters *k)
 {
-	return s->k.xip_accesses - s->k.xip_hits;
-}
-
-/* Misses in the traffic window minus misses in the idle window, per request. */
-static double net_misses_per_echo(const net_phase *ph)
-{
-	double traffic = (double)(snap_misses(&ph->end) - snap_misses(&ph->traffic));
-	double idle = (double)(snap_misses(&ph->traffic) - snap_misses(&ph->idle));
-	return (traffic - idle) / ph->count;
-}
-
-static double net_echo_rate(const sim_net *n, const net_phase *ph)
-{
-	return (double)ph->sum.received * n->hz / (double)ph->window;
+	return k->xip_accesses - k->xip_hits;
 }
 
 static const char *net_state_name(uint8_t s)
@@ -436,21 +312,21 @@ static const char *net_state_name(uint8_t s)
 
 static void net_phase_text(const sim_net *n, const net_phase *ph, FILE *f)
 {
-	const char *name = ph->kind == XB_NETPEER_ICMP ? "ping" : "udp";
-	if (ph->kind == XB_NETPEER_ICMP)
+	const char *name = ph->v.kind == XB_NETPEER_ICMP ? "ping" : "udp";
+	if (ph->v.kind == XB_NETPEER_ICMP)
 		fprintf(f, "ping           %u requests of %u data bytes every %.3f ms from %.3f ms\n",
-			ph->count, ph->size, ph->interval_ms, net_ms(n, ph->start));
+			ph->v.count, ph->v.size, ph->interval_ms, net_ms(n, ph->v.start));
 	else
 		fprintf(f, "udp            %u datagrams of %u bytes to port %u, %u/s for %.3f s "
 			   "from %.3f ms\n",
-			ph->count, ph->size, ph->port, ph->rate, net_ms(n, ph->window) / 1000,
-			net_ms(n, ph->start));
-	if (!ph->ran)
+			ph->v.count, ph->v.size, ph->v.port, ph->v.rate, net_ms(n, ph->v.window) / 1000,
+			net_ms(n, ph->v.start));
+	if (!ph->v.ran)
 		return;
-	for (unsigned i = 0; i < ph->count; i++) {
-		const xb_netpeer_echo *e = netpeer_echo(n->np, (size_t)ph->first + i);
-		unsigned key = ph->kind == XB_NETPEER_ICMP ? e->seq : e->nonce;
-		const char *k = ph->kind == XB_NETPEER_ICMP ? "seq" : "nonce";
+	for (unsigned i = 0; i < ph->v.count; i++) {
+		const xb_netpeer_echo *e = netpeer_echo(n->np, (size_t)ph->v.first + i);
+		unsigned key = ph->v.kind == XB_NETPEER_ICMP ? e->seq : e->nonce;
+		const char *k = ph->v.kind == XB_NETPEER_ICMP ? "seq" : "nonce";
 		if (e->state == XB_NETPEER_REPLIED && e->out_done_set) {
 			uint64_t acc = e->xip_reply.accesses - e->xip_out.accesses;
 			uint64_t miss = acc - (e->xip_reply.hits - e->xip_out.hits);
@@ -463,10 +339,10 @@ static void net_phase_text(const sim_net *n, const net_phase *ph, FILE *f)
 			fprintf(f, "%-4s echo      %s %u %s\n", name, k, key, net_state_name(e->state));
 		}
 	}
-	const xb_netpeer_summary *s = &ph->sum;
+	const xb_netpeer_summary *s = &ph->v.sum;
 	fprintf(f, "%-4s sent      %zu\n", name, s->sent);
 	fprintf(f, "%-4s received  %zu (%zu lost, %zu duplicates, %llu unmatched)\n", name,
-		s->received, s->lost, s->duplicates, (unsigned long long)ph->unmatched);
+		s->received, s->lost, s->duplicates, (unsigned long long)ph->v.unmatched);
 	if (s->timed) {
 		fprintf(f, "%-4s turnaround median %.6f ms, min %.6f ms, max %.6f ms\n", name,
 			s->turnaround_median * 1000.0 / n->hz, net_ms(n, s->turnaround_min),
@@ -474,13 +350,13 @@ static void net_phase_text(const sim_net *n, const net_phase *ph, FILE *f)
 		fprintf(f, "%-4s rtt       median %.6f ms, min %.6f ms, max %.6f ms\n", name,
 			s->rtt_median * 1000.0 / n->hz, net_ms(n, s->rtt_min), net_ms(n, s->rtt_max));
 	}
-	fprintf(f, "%-4s rate      %.2f echoes/s\n", name, net_echo_rate(n, ph));
+	fprintf(f, "%-4s rate      %.2f echoes/s\n", name, vbench_echo_rate(n->vb, &ph->v));
 	fprintf(f, "%-4s misses    %.2f per echo (%llu in the traffic window, %llu in the idle "
 		   "window of %.3f ms before it)\n",
-		name, net_misses_per_echo(ph),
-		(unsigned long long)(snap_misses(&ph->end) - snap_misses(&ph->traffic)),
-		(unsigned long long)(snap_misses(&ph->traffic) - snap_misses(&ph->idle)),
-		net_ms(n, ph->window));
+		name, vbench_misses_per_echo(&ph->v),
+		(unsigned long long)(snap_misses(&ph->v.end) - snap_misses(&ph->v.traffic)),
+		(unsigned long long)(snap_misses(&ph->v.traffic) - snap_misses(&ph->v.idle)),
+		net_ms(n, ph->v.window));
 }
 
 void sim_net_print_text(const sim_net *n, FILE *f)
@@ -488,10 +364,11 @@ void sim_net_print_text(const sim_net *n, FILE *f)
 	if (!n)
 		return;
 	char mac[18], ip[16];
-	if (n->configured)
-		fprintf(f, "usb            configured at %.6f ms\n", n->configured_ns / 1e6);
+	uint64_t configured_ns;
+	if (vbench_configured(n->vb, &configured_ns))
+		fprintf(f, "usb            configured at %.6f ms\n", configured_ns / 1e6);
 	else
-		fprintf(f, "usb            %s\n", usbhost_state_name(usbhost_state(n->h)));
+		fprintf(f, "usb            %s\n", usbhost_state_name(usbhost_state(vbench_host(n->vb))));
 	if (netpeer_link(n->np))
 		fprintf(f, "link           up at %.6f ms\n", net_ms(n, netpeer_link_cycle(n->np)));
 	else
@@ -509,10 +386,10 @@ void sim_net_print_text(const sim_net *n, FILE *f)
 	}
 	if (n->o->pcap)
 		fprintf(f, "pcap           %s (%llu records)\n", n->o->pcap,
-			(unsigned long long)usbmon_records(n->mon));
-	if (n->ping.kind)
+			(unsigned long long)usbmon_records(vbench_usbmon(n->vb)));
+	if (n->ping.v.kind)
 		net_phase_text(n, &n->ping, f);
-	if (n->udp.kind)
+	if (n->udp.v.kind)
 		net_phase_text(n, &n->udp, f);
 }
 
@@ -526,29 +403,29 @@ static void json_ms(FILE *f, const sim_net *n, uint64_t cycles, int valid)
 
 static void net_phase_json(const sim_net *n, const net_phase *ph, FILE *f)
 {
-	if (!ph->kind) {
+	if (!ph->v.kind) {
 		fputs("null", f);
 		return;
 	}
-	if (ph->kind == XB_NETPEER_ICMP)
-		fprintf(f, "{\"count\": %u, \"size\": %u, \"interval_ms\": %.6f, \"id\": %u", ph->count,
-			ph->size, net_ms(n, ph->interval), NET_PING_ID);
+	if (ph->v.kind == XB_NETPEER_ICMP)
+		fprintf(f, "{\"count\": %u, \"size\": %u, \"interval_ms\": %.6f, \"id\": %u", ph->v.count,
+			ph->v.size, net_ms(n, ph->v.interval), VBENCH_PING_ID);
 	else
 		fprintf(f, "{\"count\": %u, \"size\": %u, \"rate\": %u, \"seconds\": %.6f, "
 			   "\"port\": %u, \"source_port\": %u",
-			ph->count, ph->size, ph->rate, net_ms(n, ph->window) / 1000, ph->port,
-			NET_UDP_SPORT);
-	fprintf(f, ", \"ran\": %s", ph->ran ? "true" : "false");
+			ph->v.count, ph->v.size, ph->v.rate, net_ms(n, ph->v.window) / 1000, ph->v.port,
+			VBENCH_UDP_SPORT);
+	fprintf(f, ", \"ran\": %s", ph->v.ran ? "true" : "false");
 	fputs(", \"idle_start_ms\": ", f);
-	json_ms(f, n, ph->idle_start, ph->ran);
+	json_ms(f, n, ph->v.idle_start, ph->v.ran);
 	fputs(", \"start_ms\": ", f);
-	json_ms(f, n, ph->start, ph->ran);
-	fprintf(f, ", \"window_ms\": %.6f", net_ms(n, ph->window));
-	const xb_netpeer_summary *s = &ph->sum;
+	json_ms(f, n, ph->v.start, ph->v.ran);
+	fprintf(f, ", \"window_ms\": %.6f", net_ms(n, ph->v.window));
+	const xb_netpeer_summary *s = &ph->v.sum;
 	fprintf(f, ", \"sent\": %zu, \"received\": %zu, \"lost\": %zu, \"failed\": %zu, "
 		   "\"duplicates\": %zu, \"unmatched\": %llu",
 		s->sent, s->received, s->lost, s->failed, s->duplicates,
-		(unsigned long long)ph->unmatched);
+		(unsigned long long)ph->v.unmatched);
 	if (s->timed)
 		fprintf(f, ", \"turnaround_ms\": {\"median\": %.6f, \"min\": %.6f, \"max\": %.6f}, "
 			   "\"rtt_ms\": {\"median\": %.6f, \"min\": %.6f, \"max\": %.6f}",
@@ -557,26 +434,26 @@ static void net_phase_json(const sim_net *n, const net_phase *ph, FILE *f)
 			net_ms(n, s->rtt_min), net_ms(n, s->rtt_max));
 	else
 		fputs(", \"turnaround_ms\": null, \"rtt_ms\": null", f);
-	fprintf(f, ", \"echo_rate\": %.3f", ph->ran ? net_echo_rate(n, ph) : 0.0);
-	if (ph->ran)
+	fprintf(f, ", \"echo_rate\": %.3f", ph->v.ran ? vbench_echo_rate(n->vb, &ph->v) : 0.0);
+	if (ph->v.ran)
 		fprintf(f, ", \"misses_per_echo\": %.3f, \"window_xip_accesses\": %llu, "
 			   "\"window_xip_misses\": %llu, \"idle_xip_accesses\": %llu, "
 			   "\"idle_xip_misses\": %llu",
-			net_misses_per_echo(ph),
-			(unsigned long long)(ph->end.k.xip_accesses - ph->traffic.k.xip_accesses),
-			(unsigned long long)(snap_misses(&ph->end) - snap_misses(&ph->traffic)),
-			(unsigned long long)(ph->traffic.k.xip_accesses - ph->idle.k.xip_accesses),
-			(unsigned long long)(snap_misses(&ph->traffic) - snap_misses(&ph->idle)));
+			vbench_misses_per_echo(&ph->v),
+			(unsigned long long)(ph->v.end.xip_accesses - ph->v.traffic.xip_accesses),
+			(unsigned long long)(snap_misses(&ph->v.end) - snap_misses(&ph->v.traffic)),
+			(unsigned long long)(ph->v.traffic.xip_accesses - ph->v.idle.xip_accesses),
+			(unsigned long long)(snap_misses(&ph->v.traffic) - snap_misses(&ph->v.idle)));
 	else
 		fputs(", \"misses_per_echo\": null, \"window_xip_accesses\": null, "
 		      "\"window_xip_misses\": null, \"idle_xip_accesses\": null, "
 		      "\"idle_xip_misses\": null",
 		      f);
 	fputs(", \"echoes\": [", f);
-	for (unsigned i = 0; ph->ran && i < ph->count; i++) {
-		const xb_netpeer_echo *e = netpeer_echo(n->np, (size_t)ph->first + i);
+	for (unsigned i = 0; ph->v.ran && i < ph->v.count; i++) {
+		const xb_netpeer_echo *e = netpeer_echo(n->np, (size_t)ph->v.first + i);
 		int replied = e->state == XB_NETPEER_REPLIED && e->out_done_set;
-		if (ph->kind == XB_NETPEER_ICMP)
+		if (ph->v.kind == XB_NETPEER_ICMP)
 			fprintf(f, "%s{\"seq\": %u", i ? ", " : "", e->seq);
 		else
 			fprintf(f, "%s{\"nonce\": %u", i ? ", " : "", e->nonce);
@@ -611,11 +488,12 @@ void sim_net_print_json(const sim_net *n, FILE *f)
 	}
 	char mac[18], ip[16];
 	fputs(", \"usb\": {\"configured_ms\": ", f);
-	if (n->configured)
-		fprintf(f, "%.6f", n->configured_ns / 1e6);
+	uint64_t configured_ns;
+	if (vbench_configured(n->vb, &configured_ns))
+		fprintf(f, "%.6f", configured_ns / 1e6);
 	else
 		fputs("null", f);
-	fprintf(f, ", \"state\": \"%s\", \"link_up_ms\": ", usbhost_state_name(usbhost_state(n->h)));
+	fprintf(f, ", \"state\": \"%s\", \"link_up_ms\": ", usbhost_state_name(usbhost_state(vbench_host(n->vb))));
 	json_ms(f, n, netpeer_link_cycle(n->np), netpeer_link(n->np));
 	fputs(", \"resolved_ms\": ", f);
 	json_ms(f, n, netpeer_resolved_cycle(n->np), netpeer_device_mac(n->np) != NULL);
@@ -641,7 +519,7 @@ void sim_net_print_json(const sim_net *n, FILE *f)
 		xb_json_string(f, n->o->pcap);
 	else
 		fputs("null", f);
-	fprintf(f, ", \"pcap_records\": %llu}", (unsigned long long)usbmon_records(n->mon));
+	fprintf(f, ", \"pcap_records\": %llu}", (unsigned long long)usbmon_records(vbench_usbmon(n->vb)));
 	fputs(", \"ping\": ", f);
 	net_phase_json(n, &n->ping, f);
 	fputs(", \"udp\": ", f);

@@ -31,4 +31,13 @@ check_fails() {
 	fi
 }
 
+# every key of each JSON output, at any depth, appears in the document as `key`, as
+# `parent.key`, or inside a `{key, key}` list
+keys_documented() { # LABEL JSON-FILE (docs/cli.md)
+	missing=""
+	for k in $(jq -r '[paths | map(select(type == "string")) | last | select(. != null)] | unique[]' "$2"); do
+		grep -Eq "(\`|\\.|[{] ?|, )$k(\`|,|[}])" docs/cli.md || missing="$missing $k"
+	done
+	[ -z "$missing" ] && ok "$1: every JSON key is documented" || not_ok "$1: undocumented JSON keys:$missing"
+}
 finish() { [ "$XB_FAILED" -eq 0 ]; }

@@ -10,15 +10,6 @@ for c in $cmds; do
 		not_ok "'$c --help'"
 done
 
-# every key of each JSON output, at any depth, appears in the document as `key`, as
-# `parent.key`, or inside a `{key, key}` list
-keys_documented() { # LABEL JSON-FILE
-	missing=""
-	for k in $(jq -r '[paths | map(select(type == "string")) | last | select(. != null)] | unique[]' "$2"); do
-		grep -Eq "(\`|\\.|[{] ?|, )$k(\`|,|[}])" "$DOC" || missing="$missing $k"
-	done
-	[ -z "$missing" ] && ok "$1: every JSON key is documented" || not_ok "$1: undocumented JSON keys:$missing"
-}
 sh tests/data/build-fixture.sh "$W/fw" >"$W/build.log" 2>&1 || { not_ok "fixture builds"; exit 1; }
 "$XIPBENCH" info "$W/fw/fw.elf" --json >"$W/info.json" && keys_documented info "$W/info.json"
 arm-none-eabi-nm -S -n --defined-only "$W/fw/fw.elf" | awk -v echoes=5 -f scripts/synth-trace.awk >"$W/t.txt"

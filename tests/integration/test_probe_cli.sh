@@ -4,18 +4,10 @@
 # errors, and a socket that goes away.
 . tests/integration/lib.sh
 W=$XB_WORK
-DOC=docs/cli.md
 SERVER="$XB_BUILD/tests/test_probe_socket"
 SOCK="$W/p.sock"
 
 # every key of a JSON output appears in docs/cli.md (as test_docs.sh checks it)
-keys_documented() { # LABEL JSON-FILE
-	missing=""
-	for k in $(jq -r '[paths | map(select(type == "string")) | last | select(. != null)] | unique[]' "$2"); do
-		grep -Eq "(\`|\\.|[{] ?|, )$k(\`|,|[}])" "$DOC" || missing="$missing $k"
-	done
-	[ -z "$missing" ] && ok "$1: every JSON key is documented" || not_ok "$1: undocumented JSON keys:$missing"
-}
 
 # ---- list: whatever this machine has ----
 "$XIPBENCH" probe list >"$W/list.out" 2>&1

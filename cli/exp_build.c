@@ -1,0 +1,157 @@
+/* exp_build: the experiment's builds (make in the firmware folder, no shell), its plans
+ * (the planners of core/plan.h on the profile files) and the folders the relinks read. */
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "../core/layout.h"
+#include "../core/snippet.h"
+#include "cli.h"
+#include "experiment.h"
+#include "load.h"
+#include "report.h"
+
+int exp_make(const char *fwdir, const char *const *args, const char *log, xb_err *err)
+{
+	size_t n = 0;
+	while (args[n])
+		n++;
+	char **argv = xcalloc(n + 4, sizeof *argv);
+	argv[0] = (char *)"make";
+	argv[1] = (char *)"-C";
+	argv[2] = (char *)fwdir;
+	for (size_t i = 0; i < n; i++)
+		argv[3 + i] = (char *)args[i];
+	int fd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		free(argv);
+		return xb_fail(err, "%s: cannot open the build log: %s", log, strerror(errno));
+	}
+	{
+		xb_strbuf line = {0};
+		sb_printf(&line, "$");
+		for (size_t i = 0; argv[i]; i++)
+			sb_printf(&line, " %s", argv[i]);
+		sb_printf(&line, "\n");
+		if (write(fd, line.buf, line.len) < 0) { /* the log is best effort */
+		}
+		sb_free(&line);
+	}
+	pid_t pid = fork();
+	if (pid == 0) {
+		dup2(fd, 1);
+		dup2(fd, 2);
+		int nul = open("/dev/null", O_RDONLY);
+		if (nul >= 0)
+			dup2(nul, 0);
+		execvp("make", argv);
+		_exit(127);
+	}
+	close(fd);
+	free(argv);
+	if (pid < 0)
+		return xb_fail(err, "cannot start make: %s", strerror(errno));
+	int st = 0;
+	while (waitpid(pid, &st, 0) < 0)
+		if (errno != EINTR)
+			return xb_fail(err, "waiting for make: %s", strerror(errno));
+	if (WIFEXITED(st) && WEXITSTATUS(st) == 127)
+		return xb_fail(err, "make could not be run (is it installed?); see %s", log);
+	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
+		return xb_fail(err, "the firmware build in %s failed (make %s); its output is in %s",
+			       fwdir, n ? args[n - 1] : "", log);
+	return 0;
+}
+
+int cli_plan_write(const xb_image *img, const xb_target *tg, const xb_layout *l, const char *out,
+		   xb_err *err)
+{
+	if (xb_mkdirs(out, err) != 0 || snippet_write_all(img, tg, l, out, err) != 0)
+		return -1;
+	char *lpath = xasprintf("%s/layout.txt", out);
+	char *apath = xasprintf("%s/addresses.txt", out);
+	xb_placement pl;
+	int rc = layout_write_file(l, img, lpath, err);
+	if (rc == 0 && (rc = layout_place(img, tg, l, &pl, err)) == 0) {
+		rc = placement_write_addresses(img, &pl, apath, err);
+		placement_free(&pl);
+	}
+	free(lpath);
+	free(apath);
+	return rc;
+}
+
+/* Loads elf and its map as plan does. */
+static int load_image(const char *elf, const xb_target *tg, xb_image *img, xb_err *err)
+{
+	xb_target tmp;
+	cli_load_opts lo = {.elf = elf, .need_map = 1, .target = tg->name};
+	if (cli_load("experiment", &lo, &tmp, img) != 0)
+		return xb_fail(err, "%s: cannot be loaded (see above)", elf);
+	return 0;
+}
+
+int exp_plan(const xb_target *tg, exp_plan_req *req, xb_err *err)
+{
+	const xb_planner *pl = plan_find(req->strategy);
+	if (!pl)
+		return xb_fail(err, "no planner '%s'", req->strategy);
+	xb_image img;
+	if (load_image(req->elf, tg, &img, err))
+		return -1;
+	int rc = -1;
+	xb_plan_input in = {.img = &img, .tg = tg, .sram_budget = req->sram_budget,
+			    .pad_budget = req->pad_budget};
+	cli_inputs ci, cp;
+	memset(&cp, 0, sizeof cp);
+	if (cli_inputs_load("experiment", req->samples, req->trace, &img, tg, &ci, &in) != 0) {
+		image_free(&img);
+		return xb_fail(err, "the profile of %s cannot be read (see above)", req->elf);
+	}
+	xb_layout l;
+	layout_init(&l);
+	if (pl->plan(&in, &l, err) != 0)
+		goto done;
+	if (cli_plan_write(&img, tg, &l, req->dir, err) != 0)
+		goto done;
+	xb_plan_input pin = in;
+	if (req->predict_trace && strcmp(req->predict_trace, req->trace ? req->trace : "") != 0) {
+		if (cli_inputs_load("experiment", NULL, req->predict_trace, &img, tg, &cp, &pin) != 0) {
+			xb_fail(err, "%s cannot be read (see above)", req->predict_trace);
+			goto done;
+		}
+	}
+	rc = plan_predict(&pin, &l, &req->pred, err);
+done:
+	layout_free(&l);
+	cli_inputs_free(&cp);
+	cli_inputs_free(&ci);
+	image_free(&img);
+	return rc;
+}
+
+int exp_predict_stock(const xb_target *tg, const char *elf, const char *trace, xb_prediction *out,
+		      xb_err *err)
+{
+	xb_image img;
+	if (load_image(elf, tg, &img, err))
+		return -1;
+	xb_plan_input in = {.img = &img, .tg = tg};
+	cli_inputs ci;
+	int rc = -1;
+	if (cli_inputs_load("experiment", NULL, trace, &img, tg, &ci, &in) != 0) {
+		image_free(&img);
+		return xb_fail(err, "%s cannot be read (see above)", trace);
+	}
+	xb_layout stock;
+	layout_init(&stock);
+	rc = plan_predict(&in, &stock, out, err);
+	layout_free(&stock);
+	cli_inputs_free(&ci);
+	image_free(&img);
+	return rc;
+}

@@ -1,0 +1,91 @@
+/* experiment: `xipbench experiment`, the seed's layout study end to end on the virtual Pico
+ * (cli/cmd_experiment.c: the steps and the tables; cli/exp_bench.c: one image on the
+ * virtual bench; cli/exp_build.c: building, planning and relinking the firmware). */
+#ifndef XB_CLI_EXPERIMENT_H
+#define XB_CLI_EXPERIMENT_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "../core/plan.h"
+#include "../core/target.h"
+#include "../core/util.h"
+
+/* ---- The virtual bench (exp_bench.c) ---- */
+
+/* How an image is measured: the seed's metrics. */
+typedef struct exp_method {
+	unsigned pings;        /* misses per echo and turnaround: pings (300) ... */
+	double interval_ms;    /* ... every interval_ms (20), after an idle window as long */
+	unsigned ping_size;    /* data bytes (56) */
+	const uint32_t *rates; /* UDP echo rate: offered datagrams per second, step by step */
+	size_t nrates;
+	double step_s, gap_s;  /* each step lasts step_s, then a pause of gap_s */
+	unsigned passes;       /* passes over the steps */
+	unsigned udp_size;     /* payload bytes (64) */
+	double footprint_ms;   /* the footprint's window after the flush */
+} exp_method;
+
+typedef struct exp_metrics {
+	double misses_per_echo;   /* (traffic window - idle window) / pings */
+	double turnaround_ms;     /* median over the pings, from the usbmon records */
+	double peak_udp_echo_per_s; /* highest reply rate of any step of any pass */
+	double footprint_lines;   /* flush, one echo, misses minus idle */
+	unsigned pings_sent, pings_replied;
+	size_t udp_sent, udp_replied;
+	double flash_s;           /* programming through the probe, virtual seconds */
+	size_t flashed_bytes;
+	uint64_t xip_misses_traffic, xip_misses_idle;
+} exp_metrics;
+
+/* A profile run: the image flashed through the virtual probe, pings (and, when udp_rate is
+ * set, a UDP stream after them), PC samples through the probe during the traffic, and the
+ * fetch trace of the whole run. */
+typedef struct exp_profile_req {
+	unsigned pings;
+	double interval_ms;
+	uint32_t udp_rate;      /* 0: pings only */
+	double udp_seconds;
+	const char *trace_path; /* written */
+	const char *samples_path;
+	uint64_t samples;       /* out: samples taken */
+} exp_profile_req;
+
+/* Measures the ELF at path on a new virtual Pico: flashed through the virtual CMSIS-DAP
+ * probe, reset through it, the USB host and the network peer plugged in. pcap, when not
+ * NULL, gets the usbmon records. 0, or -1 with err. */
+int exp_measure(const xb_target *tg, const char *elf, const exp_method *m, const char *pcap,
+		exp_metrics *out, xb_err *err);
+int exp_profile(const xb_target *tg, const char *elf, exp_profile_req *req, xb_err *err);
+
+/* ---- Building (exp_build.c) ---- */
+
+/* Runs make in the firmware folder with the arguments (no shell), its output appended to
+ * log. 0, or -1 with err naming the log. */
+int exp_make(const char *fwdir, const char *const *args, const char *log, xb_err *err);
+
+/* Plans a layout of elf (its map next to it) with the planner name from the samples and
+ * trace files, writes layout.txt, addresses.txt and the linker fragments to dir, and
+ * predicts it with predict_trace (another trace of the same image: the workload measured).
+ * sram_libs: the libraries to put in SRAM whole (comma-separated; NULL none). */
+typedef struct exp_plan_req {
+	const char *elf, *samples, *trace, *predict_trace;
+	const char *strategy;
+	uint32_t sram_budget, pad_budget;
+	const char *sram_libs;
+	const char *dir;
+	/* out */
+	xb_prediction pred;
+} exp_plan_req;
+int exp_plan(const xb_target *tg, exp_plan_req *req, xb_err *err);
+/* Writes a planned layout to out (created): layout.txt, addresses.txt and the linker
+ * fragments (what `plan --out` writes). */
+struct xb_image;
+struct xb_layout;
+int cli_plan_write(const struct xb_image *img, const xb_target *tg, const struct xb_layout *l,
+		   const char *out, xb_err *err);
+/* The stock layout's prediction from a trace (the measured workload). */
+int exp_predict_stock(const xb_target *tg, const char *elf, const char *trace,
+		      xb_prediction *out, xb_err *err);
+
+#endif

@@ -1,0 +1,248 @@
+/* vbench: the virtual bench (see vbench.h). */
+#include "vbench.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "ecmhost.h"
+
+struct xb_vbench {
+	xb_pico *p;
+	xb_board *b;
+	uint32_t hz;
+	xb_vbench_options o;
+	xb_usbmon *mon;
+	xb_usbhost *h;
+	xb_netpeer *np;
+	/* SET_CONFIGURATION seen in the usbmon records */
+	uint64_t config_id, configured_ns;
+	int config_pending, configured;
+};
+
+void vbench_options_init(xb_vbench_options *o)
+{
+	memset(o, 0, sizeof *o);
+	netpeer_options_init(&o->peer);
+}
+
+/* Every usbmon record passes here: the completion of SET_CONFIGURATION is "enumerated". */
+static void vbench_record(void *ctx, const uint8_t *rec, size_t len, uint64_t ns)
+{
+	xb_vbench *v = ctx;
+	if (v->o.record)
+		v->o.record(v->o.record_ctx, rec, len, ns);
+	if (len < 64 || rec[9] != XB_USBMON_CONTROL)
+		return;
+	if (rec[8] == 'S' && rec[14] == 0 && rec[40] == 0x00 && rec[41] == 9) {
+		memcpy(&v->config_id, rec, 8);
+		v->config_pending = 1;
+	} else if (rec[8] == 'C' && v->config_pending && memcmp(&v->config_id, rec, 8) == 0) {
+		v->config_pending = 0;
+		int32_t status;
+		memcpy(&status, rec + 28, 4);
+		if (status == 0) {
+			v->configured = 1;
+			v->configured_ns = ns;
+		}
+	}
+}
+
+xb_vbench *vbench_new(xb_pico *p, const xb_vbench_options *o)
+{
+	xb_vbench *v = xcalloc(1, sizeof *v);
+	v->p = p;
+	v->b = pico_board(p);
+	v->hz = board_cpu_hz(v->b);
+	if (o)
+		v->o = *o;
+	else
+		vbench_options_init(&v->o);
+	v->mon = usbmon_new(v->o.pcap, NULL);
+	usbmon_set_record_fn(v->mon, vbench_record, v);
+	v->h = usbhost_new(v->b, pico_usb(p), NULL);
+	usbhost_set_monitor(v->h, v->mon);
+	v->np = netpeer_new_ecm(v->b, v->h, NULL, &v->o.peer);
+	return v;
+}
+
+void vbench_free(xb_vbench *v)
+{
+	if (!v)
+		return;
+	netpeer_free(v->np);
+	usbhost_free(v->h);
+	usbmon_free(v->mon);
+	free(v);
+}
+
+xb_netpeer *vbench_peer(const xb_vbench *v) { return v->np; }
+xb_usbhost *vbench_host(const xb_vbench *v) { return v->h; }
+xb_usbmon *vbench_usbmon(const xb_vbench *v) { return v->mon; }
+xb_board *vbench_board(const xb_vbench *v) { return v->b; }
+
+int vbench_configured(const xb_vbench *v, uint64_t *ns)
+{
+	if (ns)
+		*ns = v->configured_ns;
+	return v->configured;
+}
+
+int vbench_run_to(xb_vbench *v, uint64_t at)
+{
+	uint64_t now = board_cycles(v->b);
+	if (at <= now)
+		return 0;
+	enum xb_pico_stop s = v->o.run ? v->o.run(v->o.run_ctx, v->p, at - now)
+				       : pico_run(v->p, at - now);
+	return s == XB_PICO_HALTED || s == XB_PICO_LOCKUP ? -1 : 0;
+}
+
+int vbench_ready(const xb_vbench *v)
+{
+	return netpeer_link(v->np) && netpeer_device_mac(v->np) != NULL;
+}
+
+int vbench_bring_up(xb_vbench *v, uint64_t timeout, xb_err *err)
+{
+	uint64_t deadline = board_cycles(v->b) + timeout, ms = v->hz / 1000;
+	while (!vbench_ready(v) && board_cycles(v->b) < deadline) {
+		uint64_t left = deadline - board_cycles(v->b);
+		if (vbench_run_to(v, board_cycles(v->b) + (left < ms ? left : ms)))
+			break;
+	}
+	if (vbench_ready(v))
+		return 0;
+	return xb_fail(err, "USB %s, CDC-ECM %s, link %s, device %s",
+		       usbhost_state_name(usbhost_state(v->h)),
+		       ecmhost_up(netpeer_ecm(v->np)) ? "up" : "not up",
+		       netpeer_link(v->np) ? "up" : "down",
+		       netpeer_link(v->np) ? "did not answer ARP" : "not reached");
+}
+
+/* ---- Windows ---- */
+
+static void snap_event(xb_board *b, void *ctx)
+{
+	board_counters(b, ctx);
+}
+
+static void flush_event(xb_board *b, void *ctx)
+{
+	(void)ctx;
+	cache_flush(board_cache(b));
+}
+
+/* The first whole millisecond at least VBENCH_SETTLE_MS from now. */
+static uint64_t settled(const xb_vbench *v)
+{
+	uint64_t ms = v->hz / 1000, now = board_cycles(v->b);
+	return (now + ms - 1) / ms * ms + VBENCH_SETTLE_MS * ms;
+}
+
+void vbench_phase_window(xb_vbench_phase *ph, uint32_t cpu_hz)
+{
+	if (ph->kind == XB_NETPEER_ICMP)
+		ph->window = ph->interval * ph->count;
+	else if (ph->rate)
+		ph->window = (uint64_t)((unsigned __int128)ph->count * cpu_hz / ph->rate);
+}
+
+int vbench_phase_start(xb_vbench *v, xb_vbench_phase *ph, xb_err *err)
+{
+	ph->idle_start = settled(v);
+	ph->start = ph->no_idle ? ph->idle_start : ph->idle_start + ph->window;
+	if (!ph->no_idle)
+		board_schedule(v->b, ph->idle_start, snap_event, &ph->idle);
+	board_schedule(v->b, ph->start, snap_event, &ph->traffic);
+	board_schedule(v->b, ph->start + ph->window, snap_event, &ph->end);
+	if (ph->kind == XB_NETPEER_ICMP) {
+		xb_netpeer_ping pg = {.start = ph->start, .interval = ph->interval, .count = ph->count,
+				      .size = ph->size, .id = VBENCH_PING_ID, .seq = 0};
+		ph->first = netpeer_ping(v->np, &pg, err);
+	} else {
+		xb_netpeer_stream st = {.start = ph->start, .rate = ph->rate, .count = ph->count,
+					.size = ph->size, .sport = VBENCH_UDP_SPORT,
+					.dport = ph->port};
+		ph->first = netpeer_udp_stream(v->np, &st, err);
+	}
+	if (ph->first < 0)
+		return -1;
+	netpeer_stats(v->np, &ph->before);
+	return 0;
+}
+
+int vbench_phase_finish(xb_vbench *v, xb_vbench_phase *ph, xb_err *err)
+{
+	uint64_t ms = v->hz / 1000;
+	int stopped = vbench_run_to(v, ph->start + ph->window);
+	uint64_t drain_end = ph->start + ph->window + VBENCH_DRAIN_MS * ms;
+	while (!stopped && (!netpeer_traffic_done(v->np) || netpeer_outstanding(v->np)) &&
+	       board_cycles(v->b) < drain_end)
+		stopped = vbench_run_to(v, board_cycles(v->b) + ms);
+	xb_netpeer_stats after;
+	netpeer_stats(v->np, &after);
+	ph->ran = 1;
+	ph->unmatched = after.unmatched - ph->before.unmatched;
+	netpeer_summarize(v->np, (size_t)ph->first, ph->count, &ph->sum);
+	if (stopped)
+		return xb_fail(err, "the core %s during the traffic",
+			       board_locked_up(v->b) ? "locked up" : "halted");
+	return 0;
+}
+
+int vbench_phase_run(xb_vbench *v, xb_vbench_phase *ph, xb_err *err)
+{
+	if (vbench_phase_start(v, ph, err))
+		return -1;
+	return vbench_phase_finish(v, ph, err);
+}
+
+static uint64_t misses(const xb_board_counters *k)
+{
+	return k->xip_accesses - k->xip_hits;
+}
+
+double vbench_misses_per_echo(const xb_vbench_phase *ph)
+{
+	double traffic = (double)(misses(&ph->end) - misses(&ph->traffic));
+	double idle = ph->no_idle ? 0 : (double)(misses(&ph->traffic) - misses(&ph->idle));
+	return ph->count ? (traffic - idle) / ph->count : 0;
+}
+
+double vbench_echo_rate(const xb_vbench *v, const xb_vbench_phase *ph)
+{
+	return ph->window ? (double)ph->sum.received * v->hz / (double)ph->window : 0;
+}
+
+int vbench_footprint(xb_vbench *v, unsigned size, uint64_t window, xb_vbench_footprint *out,
+		     xb_err *err)
+{
+	memset(out, 0, sizeof *out);
+	out->window = window;
+	xb_board_counters k[4];
+	uint64_t t = settled(v);
+	board_schedule(v->b, t, flush_event, NULL);
+	board_schedule(v->b, t, snap_event, &k[0]);
+	board_schedule(v->b, t + window, snap_event, &k[1]);
+	xb_netpeer_ping pg = {.start = t, .interval = 1, .count = 1, .size = size,
+			      .id = VBENCH_PING_ID, .seq = 0xf00d};
+	long first = netpeer_ping(v->np, &pg, err);
+	if (first < 0)
+		return -1;
+	if (vbench_run_to(v, t + window + 1))
+		return xb_fail(err, "the core %s during the footprint echo",
+			       board_locked_up(v->b) ? "locked up" : "halted");
+	const xb_netpeer_echo *e = netpeer_echo(v->np, (size_t)first);
+	out->replied = e->state == XB_NETPEER_REPLIED && e->reply <= t + window;
+	uint64_t t2 = settled(v);
+	board_schedule(v->b, t2, flush_event, NULL);
+	board_schedule(v->b, t2, snap_event, &k[2]);
+	board_schedule(v->b, t2 + window, snap_event, &k[3]);
+	if (vbench_run_to(v, t2 + window + 1))
+		return xb_fail(err, "the core %s during the footprint's idle window",
+			       board_locked_up(v->b) ? "locked up" : "halted");
+	out->echo_misses = misses(&k[1]) - misses(&k[0]);
+	out->idle_misses = misses(&k[3]) - misses(&k[2]);
+	out->lines = (double)out->echo_misses - (double)out->idle_misses;
+	return 0;
+}
