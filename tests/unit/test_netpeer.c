@@ -17,6 +17,7 @@
 #include "../../sim/pico.h"
 #include "../../sim/usbhost.h"
 #include "../../sim/usbmon.h"
+#include "test_pico_common.h"
 #include "test_sim_common.h"
 
 #define MS 125000u /* cycles per millisecond at 125 MHz */
@@ -714,24 +715,6 @@ typedef struct rig {
 	size_t nrecs;
 } rig;
 
-static const char *netdev_elf(void)
-{
-	static char path[1100];
-	if (path[0])
-		return path;
-	const char *build = getenv("XB_BUILD");
-	char dir[1024];
-	snprintf(dir, sizeof dir, "%s/netdev-progs", build && *build ? build : "build");
-	char cmd[1200];
-	snprintf(cmd, sizeof cmd, "sh tests/data/netdev/build.sh '%s'", dir);
-	if (system(cmd) != 0) {
-		fprintf(stderr, "building the test device failed: %s\n", cmd);
-		abort();
-	}
-	snprintf(path, sizeof path, "%s/netdev.elf", dir);
-	return path;
-}
-
 static void on_record(void *ctx, const uint8_t *r, size_t len, uint64_t ns)
 {
 	rig *g = ctx;
@@ -765,7 +748,7 @@ static void rig_open(rig *g, const uint32_t *inputs)
 	g->h = usbhost_new(pico_board(g->pico), pico_usb(g->pico), NULL);
 	usbhost_set_monitor(g->h, g->mon);
 	g->np = netpeer_new_ecm(pico_board(g->pico), g->h, NULL, NULL);
-	if (pico_load_file(g->pico, netdev_elf(), XB_IMAGE_AUTO, 0, NULL, &err))
+	if (pico_load_file(g->pico, tp_netdev_elf(), XB_IMAGE_AUTO, 0, NULL, &err))
 		fail_msg("%s", err.msg);
 	uint32_t in[5] = {0};
 	if (inputs)

@@ -147,4 +147,24 @@ static inline char *tp_program_path(const char *name, const char *ext)
 	return xasprintf("%s/%s.%s", tp_programs(), name, ext);
 }
 
+/* The test device of tests/data/netdev (a CDC-ECM device answering ARP, pings and UDP
+ * echoes); built the first time. */
+static inline const char *tp_netdev_elf(void)
+{
+	static char path[1100];
+	if (path[0])
+		return path;
+	const char *build = getenv("XB_BUILD");
+	char dir[1024];
+	snprintf(dir, sizeof dir, "%s/netdev-progs", build && *build ? build : "build");
+	char cmd[1200];
+	snprintf(cmd, sizeof cmd, "sh tests/data/netdev/build.sh '%s'", dir);
+	if (system(cmd) != 0) {
+		fprintf(stderr, "building the test device failed: %s\n", cmd);
+		abort();
+	}
+	snprintf(path, sizeof path, "%s/netdev.elf", dir);
+	return path;
+}
+
 #endif
