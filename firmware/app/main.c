@@ -5,6 +5,7 @@
 #include "drivers/console.h"
 #include "drivers/xip.h"
 #include "echo_server.h"
+#include "firewall.h"
 #include "kernel/kernel.h"
 #include "net/net_core.h"
 #include "net/net_if.h"
@@ -70,6 +71,7 @@ void app_main(void *p1, void *p2, void *p3)
 	}
 	struct net_if *iface = cdc_ecm_init(device_mac, host_mac);
 	net_if_ipv4_addr_add(iface, &addr, &mask);
+	firewall_init(iface);
 	net_if_up(iface);
 	ret = usbd_enable();
 	if (ret) {

@@ -3,7 +3,13 @@
  * SETUP packets go through the driver's own thread, woken by an event object. Order of
  * operations as the datasheet asks: BUFF_STATUS before SETUP_REQ, AVAILABLE set after the
  * rest of a buffer control word, the new address after the status stage, DATA1 after a
- * SETUP, write-1-to-clear bits cleared through the CLR alias, EP0 stalls with EP_STALL_ARM. */
+ * SETUP, write-1-to-clear bits cleared through the CLR alias, EP0 stalls with EP_STALL_ARM.
+ * Bulk endpoints are double-buffered: two packets are armed at once, so the host sends or
+ * takes the second while the first one's interrupt is handled. The buffer control word is
+ * only written when neither half is in flight (the controller owns a half while it is
+ * AVAILABLE), and the driver follows the controller's buffer selector packet by packet. An
+ * OUT buffer armed ahead may bring the first packet of the next transfer (the one before
+ * ended short): the packet waits in DPRAM until that transfer starts. */
 #include <string.h>
 
 #include "drivers/clock.h"
@@ -28,12 +34,18 @@ LOG_MODULE_REGISTER(udc_rp2040, LOG_LEVEL_WRN);
 	 USB_INT_DEV_RESUME_FROM_HOST | USB_INT_DEV_CONN_DIS | USB_INT_ERROR_DATA_SEQ)
 
 struct rp2040_ep {
-	uint32_t buf_ctrl; /* address of the buffer control word */
-	uint32_t ep_ctrl;  /* address of the endpoint control word (0 for EP0) */
-	uint8_t *dpram;    /* its 64-byte buffer in DPRAM */
-	uint16_t pkt_len;  /* bytes of the IN packet in flight */
-	uint8_t next_pid;  /* 0: DATA0, 1: DATA1 */
-	bool zlp_pending;
+	uint32_t buf_ctrl;   /* address of the buffer control word */
+	uint32_t ep_ctrl;    /* address of the endpoint control word (0 for EP0) */
+	uint8_t *dpram;      /* its buffer(s) in DPRAM: 64 bytes each, the second after the first */
+	uint16_t pkt_len[2]; /* IN: bytes of the packet armed in each buffer */
+	uint16_t pkts_left;  /* IN: packets of the transfer not yet taken by the host */
+	uint8_t nbufs;       /* 1, or 2 when double-buffered */
+	uint8_t in_flight;   /* IN: packets armed and not yet taken */
+	uint8_t hw_sel;      /* the buffer the controller uses next (double-buffered) */
+	uint8_t next_pid;    /* the data toggle of the next packet armed: 0 DATA0, 1 DATA1 */
+	uint8_t held;        /* OUT: 1 + the buffer holding a packet that came between
+			      * transfers (0: none) */
+	uint16_t held_len;
 };
 
 static struct rp2040_ep eps[USB_NUM_EP][2]; /* [index][0: OUT, 1: IN] */
@@ -64,12 +76,12 @@ static uint8_t bit_ep(unsigned bit)
 /* With clk_sys faster than clk_usb the controller may sample a buffer control word while
  * it changes: write it without AVAILABLE, let it settle (12 cycles at 125 MHz), then set
  * AVAILABLE (datasheet 4.1.2.5.1). */
-static void buf_ctrl_write(const struct rp2040_ep *e, uint32_t val)
+static void buf_ctrl_write_avail(const struct rp2040_ep *e, uint32_t val, uint32_t avail)
 {
 	hw_write(e->buf_ctrl, val);
 	__asm__ volatile("nop\n\tnop\n\tnop\n\tnop\n\tnop\n\tnop\n\t"
 			 "nop\n\tnop\n\tnop\n\tnop\n\tnop\n\tnop");
-	hw_write(e->buf_ctrl, val | USB_BUF_CTRL_AVAIL);
+	hw_write(e->buf_ctrl, val | avail);
 }
 
 static uint32_t pid_bits(const struct rp2040_ep *e)
@@ -77,24 +89,112 @@ static uint32_t pid_bits(const struct rp2040_ep *e)
 	return e->next_pid ? USB_BUF_CTRL_DATA1_PID : 0;
 }
 
-/* The next IN packet of buf: up to mps bytes from its front (sent bytes are pulled). */
-static void start_in_packet(struct udc_ep_config *cfg, struct net_buf *buf)
+/* The packets an IN transfer of len bytes takes: whole and short ones, a zero-length one
+ * after a last whole packet when the transfer asks for it, and one ZLP for an empty
+ * transfer. */
+static uint16_t in_packet_count(const struct udc_ep_config *cfg, size_t len, bool zlp)
 {
-	struct rp2040_ep *e = ep_data(cfg->addr);
-	uint16_t n = (uint16_t)MIN((uint32_t)cfg->mps, (uint32_t)buf->len);
-	if (n)
-		memcpy(e->dpram, buf->data, n);
-	e->pkt_len = n;
-	uint32_t val = n | USB_BUF_CTRL_FULL | pid_bits(e);
-	if (n == buf->len && !e->zlp_pending)
-		val |= USB_BUF_CTRL_LAST;
-	buf_ctrl_write(e, val);
+	if (len == 0)
+		return 1;
+	uint16_t n = (uint16_t)((len + cfg->mps - 1) / cfg->mps);
+	if (zlp && len % cfg->mps == 0)
+		n++;
+	return n;
 }
 
-static void start_out_packet(struct udc_ep_config *cfg)
+/* Arms the next packets of buf (its front is the first unsent byte): one per buffer the
+ * endpoint has, starting at the one the controller uses next, all in one buffer control
+ * write. Only when nothing is in flight. */
+static void in_arm(struct udc_ep_config *cfg, struct net_buf *buf)
 {
 	struct rp2040_ep *e = ep_data(cfg->addr);
-	buf_ctrl_write(e, cfg->mps | pid_bits(e));
+	unsigned n_arm = MIN((unsigned)e->nbufs, (unsigned)e->pkts_left);
+	uint32_t word = 0, avail = 0;
+	size_t off = 0;
+	unsigned sel = e->hw_sel;
+	for (unsigned i = 0; i < n_arm; i++) {
+		uint16_t n = (uint16_t)MIN((size_t)cfg->mps, (size_t)buf->len - off);
+		if (n)
+			memcpy(e->dpram + 64u * sel, buf->data + off, n);
+		off += n;
+		e->pkt_len[sel] = n;
+		uint32_t half = n | USB_BUF_CTRL_FULL | pid_bits(e);
+		if (i + 1u == e->pkts_left)
+			half |= USB_BUF_CTRL_LAST;
+		e->next_pid ^= 1u;
+		unsigned shift = sel ? 16u : 0u;
+		word |= half << shift;
+		avail |= USB_BUF_CTRL_AVAIL << shift;
+		if (e->nbufs == 2)
+			sel ^= 1u;
+	}
+	e->in_flight = (uint8_t)n_arm;
+	buf_ctrl_write_avail(e, word, avail);
+}
+
+/* Arms OUT buffers for buf: two when the endpoint has them and the transfer has room for
+ * two whole packets, else one; from the buffer the controller fills next. Only when
+ * nothing is in flight. */
+static void out_arm(struct udc_ep_config *cfg, struct net_buf *buf)
+{
+	struct rp2040_ep *e = ep_data(cfg->addr);
+	struct udc_buf_info *info = udc_get_buf_info(buf);
+	size_t room = info->size > buf->len ? info->size - buf->len : 0;
+	unsigned n_arm = (e->nbufs == 2 && room >= 2u * cfg->mps) ? 2 : 1;
+	uint32_t word = 0, avail = 0;
+	unsigned sel = e->hw_sel;
+	for (unsigned i = 0; i < n_arm; i++) {
+		unsigned shift = sel ? 16u : 0u;
+		word |= (cfg->mps | pid_bits(e)) << shift;
+		avail |= USB_BUF_CTRL_AVAIL << shift;
+		e->next_pid ^= 1u;
+		if (e->nbufs == 2)
+			sel ^= 1u;
+	}
+	e->in_flight = (uint8_t)n_arm;
+	buf_ctrl_write_avail(e, word, avail);
+}
+
+static void xfer_finished_from_isr(struct udc_ep_config *cfg, struct net_buf *buf);
+
+/* A packet of n bytes in buffer sel for buf's transfer. True when it ended the transfer
+ * (a short packet, the transfer full, or more than it had room for: -EOVERFLOW). */
+static bool out_take_packet(struct udc_ep_config *cfg, struct net_buf *buf, unsigned sel,
+			    uint16_t n)
+{
+	struct rp2040_ep *e = ep_data(cfg->addr);
+	struct udc_buf_info *info = udc_get_buf_info(buf);
+	uint16_t room = (uint16_t)(info->size - buf->len);
+	const uint8_t *src = e->dpram + 64u * sel;
+	cfg->stats.packets++;
+	cfg->stats.bytes += n;
+	if (n > room) {
+		net_buf_add_mem(buf, src, room);
+		info->err = -EOVERFLOW;
+	} else if (n) {
+		net_buf_add_mem(buf, src, n);
+	}
+	if (n > room || n < cfg->mps || buf->len == info->size) {
+		udc_ep_set_busy(cfg, false);
+		xfer_finished_from_isr(cfg, buf);
+		return true;
+	}
+	return false;
+}
+
+/* Starts an OUT transfer: a packet that came early goes first. */
+static void start_out(struct udc_ep_config *cfg, struct net_buf *buf)
+{
+	struct rp2040_ep *e = ep_data(cfg->addr);
+	if (e->held) {
+		unsigned sel = e->held - 1u;
+		e->held = 0;
+		if (out_take_packet(cfg, buf, sel, e->held_len))
+			return;
+	}
+	if (!e->in_flight)
+		out_arm(cfg, buf);
+	/* else the buffer armed ahead brings the first packet; the next round follows it */
 }
 
 /* Starts buf, the head of cfg's queue. Interrupts locked. */
@@ -106,36 +206,48 @@ static void start_xfer(struct udc_ep_config *cfg, struct net_buf *buf)
 		return; /* held until the halt is cleared */
 	if (USB_EP_IS_IN(cfg->addr)) {
 		struct udc_buf_info *info = udc_get_buf_info(buf);
-		e->zlp_pending = info->zlp && buf->len && (buf->len % cfg->mps) == 0;
-		start_in_packet(cfg, buf);
+		e->pkts_left = in_packet_count(cfg, buf->len, info->zlp);
+		in_arm(cfg, buf);
 	} else {
-		start_out_packet(cfg);
+		start_out(cfg, buf);
 	}
 }
 
-static void xfer_finished_from_isr(uint8_t ep)
+static void xfer_finished_from_isr(struct udc_ep_config *cfg, struct net_buf *buf)
 {
+	uint8_t ep = cfg->addr;
+	udc_get_buf_info(buf)->timestamp = k_cycle_get_32();
 	atomic_or(&xfer_finished, ep_bit(ep));
 	k_event_post(&events, EVT_XFER_FINISHED);
 }
 
+/* The host took IN packets: as many of the armed ones as the buffer control word shows
+ * done (AVAILABLE cleared), in the order the controller sends them. One BUFF_STATUS bit
+ * may stand for both buffers. */
 static void in_buffer_done(struct udc_ep_config *cfg)
 {
 	struct rp2040_ep *e = ep_data(cfg->addr);
 	struct net_buf *buf = udc_buf_peek(cfg);
-	if (!buf || !udc_ep_is_busy(cfg))
+	if (!buf || !udc_ep_is_busy(cfg) || !e->in_flight)
 		return;
-	net_buf_pull(buf, e->pkt_len);
-	e->next_pid ^= 1u;
-	cfg->stats.packets++;
-	cfg->stats.bytes += e->pkt_len;
-	if (buf->len) {
-		start_in_packet(cfg, buf);
-		return;
+	uint32_t word = hw_read(e->buf_ctrl);
+	while (e->in_flight) {
+		unsigned sel = e->hw_sel;
+		uint32_t half = sel ? word >> 16 : word;
+		if (half & USB_BUF_CTRL_AVAIL)
+			break; /* still the controller's */
+		net_buf_pull(buf, e->pkt_len[sel]);
+		cfg->stats.packets++;
+		cfg->stats.bytes += e->pkt_len[sel];
+		e->in_flight--;
+		e->pkts_left--;
+		if (e->nbufs == 2)
+			e->hw_sel ^= 1u;
 	}
-	if (e->zlp_pending) {
-		e->zlp_pending = false;
-		start_in_packet(cfg, buf); /* a zero-length packet ends the transfer */
+	if (e->in_flight)
+		return; /* the other buffer is still on its way */
+	if (e->pkts_left) {
+		in_arm(cfg, buf);
 		return;
 	}
 	/* The status stage of SET_ADDRESS is over: the new address applies from now. */
@@ -144,36 +256,36 @@ static void in_buffer_done(struct udc_ep_config *cfg)
 		pending_addr = -1;
 	}
 	udc_ep_set_busy(cfg, false);
-	xfer_finished_from_isr(cfg->addr);
+	xfer_finished_from_isr(cfg, buf);
 }
 
+/* OUT packets arrived: every armed buffer the controller has filled (AVAILABLE cleared),
+ * in the order it fills them. One BUFF_STATUS bit may stand for both buffers. */
 static void out_buffer_done(struct udc_ep_config *cfg)
 {
 	struct rp2040_ep *e = ep_data(cfg->addr);
+	uint32_t word = hw_read(e->buf_ctrl);
+	while (e->in_flight) {
+		unsigned sel = e->hw_sel;
+		uint32_t half = sel ? word >> 16 : word;
+		if (half & USB_BUF_CTRL_AVAIL)
+			break; /* still waiting for the host */
+		uint16_t n = (uint16_t)(half & USB_BUF_CTRL_LEN_MASK);
+		e->in_flight--;
+		if (e->nbufs == 2)
+			e->hw_sel ^= 1u;
+		struct net_buf *buf = udc_buf_peek(cfg);
+		if (!buf || !udc_ep_is_busy(cfg)) {
+			/* The next transfer's first packet, before that transfer started. */
+			e->held = (uint8_t)(sel + 1u);
+			e->held_len = n;
+			return;
+		}
+		out_take_packet(cfg, buf, sel, n);
+	}
 	struct net_buf *buf = udc_buf_peek(cfg);
-	if (!buf || !udc_ep_is_busy(cfg))
-		return;
-	struct udc_buf_info *info = udc_get_buf_info(buf);
-	uint16_t n = (uint16_t)(hw_read(e->buf_ctrl) & USB_BUF_CTRL_LEN_MASK);
-	uint16_t room = (uint16_t)(info->size - buf->len);
-	e->next_pid ^= 1u;
-	cfg->stats.packets++;
-	cfg->stats.bytes += n;
-	if (n > room) {
-		net_buf_add_mem(buf, e->dpram, room);
-		info->err = -EOVERFLOW;
-		udc_ep_set_busy(cfg, false);
-		xfer_finished_from_isr(cfg->addr);
-		return;
-	}
-	if (n)
-		net_buf_add_mem(buf, e->dpram, n);
-	if (n < cfg->mps || buf->len == info->size) {
-		udc_ep_set_busy(cfg, false);
-		xfer_finished_from_isr(cfg->addr);
-	} else {
-		start_out_packet(cfg);
-	}
+	if (!e->in_flight && buf && udc_ep_is_busy(cfg))
+		out_arm(cfg, buf);
 }
 
 static void handle_buff_status(void)
@@ -199,9 +311,18 @@ static void handle_buff_status(void)
 static void ep_flush(struct udc_ep_config *cfg, int err)
 {
 	struct rp2040_ep *e = ep_data(cfg->addr);
-	hw_write(e->buf_ctrl, 0); /* take the buffer back from the controller */
+	/* Packets armed but never used did not use their data toggles (EP0's next toggle is
+	 * set by the SETUP that ends its transfers); a packet held for a transfer that will
+	 * not come is gone. */
+	if (USB_EP_IDX(cfg->addr) != 0)
+		e->next_pid ^= (uint8_t)(e->in_flight & 1u);
+	e->held = 0;
+	/* Take the buffers back from the controller; its selector starts at buffer 0. */
+	hw_write(e->buf_ctrl, USB_BUF_CTRL_SEL);
+	e->hw_sel = 0;
+	e->in_flight = 0;
+	e->pkts_left = 0;
 	udc_ep_set_busy(cfg, false);
-	e->zlp_pending = false;
 	atomic_and(&xfer_finished, ~ep_bit(cfg->addr));
 	struct net_buf *buf;
 	while ((buf = udc_buf_get(cfg)) != NULL)
@@ -353,16 +474,24 @@ static int rp2040_ep_dequeue(struct udc_ep_config *cfg)
 static int rp2040_ep_enable(struct udc_ep_config *cfg)
 {
 	struct rp2040_ep *e = ep_data(cfg->addr);
-	if (!e->dpram) {
-		/* One 64-byte buffer per endpoint, kept until the controller is reset. */
-		if (dpram_next + 64u > USB_DPRAM_SIZE)
+	/* Bulk endpoints get two buffers (see the top of the file). */
+	uint8_t nbufs = cfg->attributes == USB_EP_BULK ? 2 : 1;
+	if (!e->dpram || e->nbufs != nbufs) {
+		/* 64 bytes per buffer, kept until the controller is reset. */
+		if (dpram_next + 64u * nbufs > USB_DPRAM_SIZE)
 			return -ENOMEM;
 		e->dpram = (uint8_t *)(USBCTRL_DPRAM_BASE + dpram_next);
-		dpram_next += 64u;
+		dpram_next += 64u * nbufs;
+		e->nbufs = nbufs;
 	}
 	e->next_pid = 0;
-	e->zlp_pending = false;
+	e->hw_sel = 0;
+	e->in_flight = 0;
+	e->pkts_left = 0;
+	e->held = 0;
+	hw_write(e->buf_ctrl, USB_BUF_CTRL_SEL);
 	hw_write(e->ep_ctrl, USB_EP_CTRL_ENABLE | USB_EP_CTRL_INTERRUPT_PER_BUFF |
+				     (nbufs == 2 ? USB_EP_CTRL_DOUBLE_BUFFERED : 0) |
 				     ((uint32_t)cfg->attributes << USB_EP_CTRL_TYPE_SHIFT) |
 				     ((uint32_t)e->dpram - USBCTRL_DPRAM_BASE));
 	LOG_DBG("ep %02x: buffer at 0x%03x", cfg->addr,
@@ -400,9 +529,12 @@ static int rp2040_ep_clear_halt(struct udc_ep_config *cfg)
 		return 0;
 	unsigned key = irq_lock();
 	/* Clearing a halt resets the data toggle (USB 2.0 9.4.5); a transfer that waited
-	 * starts now. */
-	hw_write(e->buf_ctrl, 0);
+	 * starts now, from what the host has not taken yet. */
+	hw_write(e->buf_ctrl, USB_BUF_CTRL_SEL);
 	e->next_pid = 0;
+	e->hw_sel = 0;
+	e->in_flight = 0;
+	e->held = 0;
 	cfg->halted = false;
 	struct net_buf *buf = udc_buf_peek(cfg);
 	if (buf)
@@ -440,6 +572,7 @@ static void ep_init_regs(uint8_t ep)
 			      : (USB_EP_IS_IN(ep) ? USB_DPRAM_EP_CTRL_IN(idx)
 						  : USB_DPRAM_EP_CTRL_OUT(idx));
 	e->dpram = NULL;
+	e->nbufs = 1;
 }
 
 static int rp2040_init(void)

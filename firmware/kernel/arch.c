@@ -68,6 +68,52 @@ struct z_isr_entry {
 static void z_irq_spurious(const void *arg);
 struct z_isr_entry _sw_isr_table[K_NUM_IRQS];
 
+/* Per interrupt line: how often its handler ran and for how long (interrupts nested in it
+ * included), for a debugger (symbol z_irq_stats) and k_irq_stats_get. */
+struct k_irq_stats z_irq_stats[K_NUM_IRQS];
+#define Z_ISR_NEST_MAX 4 /* the M0+ has 4 priority levels */
+static uint32_t isr_entry_us[Z_ISR_NEST_MAX];
+static uint8_t isr_depth;
+
+void z_arch_isr_enter(unsigned irq);
+void z_arch_isr_enter(unsigned irq)
+{
+	uint32_t now = hw_read(TIMER_TIMERAWL);
+	unsigned key = irq_lock();
+	if (isr_depth < Z_ISR_NEST_MAX)
+		isr_entry_us[isr_depth] = now;
+	isr_depth++;
+	z_irq_stats[irq].count++;
+	irq_unlock(key);
+	Z_TRACE(Z_TRACE_ISR_ENTER, NULL, irq);
+}
+
+void z_arch_isr_exit(unsigned irq);
+void z_arch_isr_exit(unsigned irq)
+{
+	Z_TRACE(Z_TRACE_ISR_EXIT, NULL, irq);
+	uint32_t now = hw_read(TIMER_TIMERAWL);
+	unsigned key = irq_lock();
+	if (isr_depth && --isr_depth < Z_ISR_NEST_MAX) {
+		struct k_irq_stats *s = &z_irq_stats[irq];
+		uint32_t us = now - isr_entry_us[isr_depth];
+		s->time_us += us;
+		if (us > s->max_us)
+			s->max_us = us;
+	}
+	irq_unlock(key);
+}
+
+void k_irq_stats_get(unsigned irq, struct k_irq_stats *s)
+{
+	unsigned key = irq_lock();
+	if (irq < K_NUM_IRQS)
+		*s = z_irq_stats[irq];
+	else
+		*s = (struct k_irq_stats){0};
+	irq_unlock(key);
+}
+
 static void z_irq_spurious(const void *arg)
 {
 	uint32_t ipsr;

@@ -62,21 +62,27 @@ isr_hardfault:
 	.size isr_hardfault, . - isr_hardfault
 
 /* Every external interrupt: IPSR - 16 indexes the software ISR table of {arg, handler}
- * pairs (kernel/irq.c); after the handler, z_arch_int_exit pends a context switch when
- * the handler made a more urgent thread ready. r4 keeps the stack 8-byte aligned. */
+ * pairs (kernel/arch.c); z_arch_isr_enter and z_arch_isr_exit keep the interrupt's
+ * statistics and trace it; after the handler, z_arch_int_exit pends a context switch when
+ * the handler made a more urgent thread ready. r4 (pushed, which keeps the stack 8-byte
+ * aligned) holds the IRQ number. */
 	.section .text._isr_wrapper, "ax", %progbits
 	.global _isr_wrapper
 	.type _isr_wrapper, %function
 	.thumb_func
 _isr_wrapper:
 	push {r4, lr}
-	mrs r0, ipsr
-	subs r0, #16
-	lsls r0, r0, #3
+	mrs r4, ipsr
+	subs r4, #16
+	movs r0, r4
+	bl z_arch_isr_enter
+	lsls r0, r4, #3
 	ldr r1, =_sw_isr_table
 	adds r1, r1, r0
 	ldmia r1!, {r0, r3}
 	blx r3
+	movs r0, r4
+	bl z_arch_isr_exit
 	bl z_arch_int_exit
 	pop {r4, pc}
 	.pool

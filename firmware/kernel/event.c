@@ -9,6 +9,7 @@ void k_event_init(struct k_event *e)
 
 uint32_t k_event_post(struct k_event *e, uint32_t events)
 {
+	Z_TRACE(Z_TRACE_EVENT_POST, e, (int32_t)(events & 0x7FFFu));
 	unsigned key = irq_lock();
 	uint32_t old = e->events;
 	e->events |= events;
@@ -41,7 +42,7 @@ uint32_t k_event_clear(struct k_event *e, uint32_t events)
 	return old;
 }
 
-uint32_t k_event_wait(struct k_event *e, uint32_t events, bool reset, k_timeout_t timeout)
+static uint32_t event_wait(struct k_event *e, uint32_t events, bool reset, k_timeout_t timeout)
 {
 	unsigned key = irq_lock();
 	if (reset)
@@ -56,4 +57,11 @@ uint32_t k_event_wait(struct k_event *e, uint32_t events, bool reset, k_timeout_
 	if (z_pend_curr(key, &e->wait_q, timeout) != 0)
 		return 0;
 	return (uint32_t)(uintptr_t)cur->swap_data;
+}
+
+uint32_t k_event_wait(struct k_event *e, uint32_t events, bool reset, k_timeout_t timeout)
+{
+	uint32_t match = event_wait(e, events, reset, timeout);
+	Z_TRACE(Z_TRACE_EVENT_WAIT, e, (int32_t)(match & 0x7FFFu));
+	return match;
 }

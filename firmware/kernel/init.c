@@ -24,7 +24,9 @@ static void idle(void *p1, void *p2, void *p3)
 	for (;;) {
 		unsigned key = irq_lock();
 		_kernel.idle_entries++;
-		sys_clock_set_timeout(z_next_timeout_ticks(), true);
+		k_ticks_t ticks = z_next_timeout_ticks();
+		Z_TRACE(Z_TRACE_IDLE, NULL, ticks);
+		sys_clock_set_timeout(ticks, true);
 		uint32_t slept = k_cycle_get_32();
 		__asm__ volatile("wfi");
 		/* Still locked: the time until the pending interrupt is taken is idle too. */
@@ -55,6 +57,7 @@ uint32_t k_cpu_load_permille(void)
 __noreturn void k_kernel_start(k_thread_entry_t main_entry)
 {
 	irq_lock();
+	z_trace_init();
 	z_arch_init();
 	z_sched_init();
 	sys_clock_driver_init();

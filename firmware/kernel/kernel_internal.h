@@ -4,6 +4,7 @@
 #define KERNEL_INTERNAL_H
 
 #include "kernel/kernel.h"
+#include "kernel/tracing.h"
 
 /* Thread state bits */
 #define Z_THREAD_QUEUED 0x01u   /* in the ready queue */

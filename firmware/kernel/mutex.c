@@ -20,7 +20,7 @@ static int inherited_prio(struct k_mutex *m)
 	return prio;
 }
 
-int k_mutex_lock(struct k_mutex *m, k_timeout_t timeout)
+static int mutex_lock(struct k_mutex *m, k_timeout_t timeout)
 {
 	unsigned key = irq_lock();
 	struct k_thread *cur = _kernel.current;
@@ -50,8 +50,16 @@ int k_mutex_lock(struct k_mutex *m, k_timeout_t timeout)
 	return -EAGAIN;
 }
 
+int k_mutex_lock(struct k_mutex *m, k_timeout_t timeout)
+{
+	int ret = mutex_lock(m, timeout);
+	Z_TRACE(Z_TRACE_MUTEX_LOCK, m, ret);
+	return ret;
+}
+
 int k_mutex_unlock(struct k_mutex *m)
 {
+	Z_TRACE(Z_TRACE_MUTEX_UNLOCK, m, (int32_t)m->lock_count);
 	unsigned key = irq_lock();
 	struct k_thread *cur = _kernel.current;
 	if (unlikely(m->owner != cur)) {

@@ -67,7 +67,7 @@ static void clear_event_registrations(struct k_poll_event *events, int num)
 	}
 }
 
-int k_poll(struct k_poll_event *events, int num_events, k_timeout_t timeout)
+static int poll_wait(struct k_poll_event *events, int num_events, k_timeout_t timeout)
 {
 	struct z_poller poller;
 	poller.thread = _kernel.current;
@@ -96,6 +96,13 @@ int k_poll(struct k_poll_event *events, int num_events, k_timeout_t timeout)
 	key = irq_lock();
 	clear_event_registrations(events, num_events);
 	irq_unlock(key);
+	return ret;
+}
+
+int k_poll(struct k_poll_event *events, int num_events, k_timeout_t timeout)
+{
+	int ret = poll_wait(events, num_events, timeout);
+	Z_TRACE(Z_TRACE_POLL, events, ret);
 	return ret;
 }
 

@@ -14,6 +14,7 @@ void k_queue_init(struct k_queue *q)
 
 static void queue_insert(struct k_queue *q, void *item, bool prepend)
 {
+	Z_TRACE(Z_TRACE_QUEUE_PUT, q, (int32_t)q->count);
 	unsigned key = irq_lock();
 	struct k_thread *t = z_unpend_first_thread(&q->wait_q);
 	if (t) {
@@ -63,7 +64,7 @@ bool k_queue_remove(struct k_queue *q, void *item)
 	return false;
 }
 
-void *k_queue_get(struct k_queue *q, k_timeout_t timeout)
+static void *queue_get(struct k_queue *q, k_timeout_t timeout)
 {
 	unsigned key = irq_lock();
 	sys_snode_t *n = sys_slist_get(&q->items);
@@ -81,6 +82,13 @@ void *k_queue_get(struct k_queue *q, k_timeout_t timeout)
 	if (z_pend_curr(key, &q->wait_q, timeout) != 0)
 		return NULL;
 	return cur->swap_data;
+}
+
+void *k_queue_get(struct k_queue *q, k_timeout_t timeout)
+{
+	void *item = queue_get(q, timeout);
+	Z_TRACE(Z_TRACE_QUEUE_GET, q, item != NULL);
+	return item;
 }
 
 void k_msgq_init(struct k_msgq *q, void *buffer, size_t msg_size, uint32_t max_msgs)
@@ -108,7 +116,7 @@ static void msgq_pop(struct k_msgq *q, void *msg)
 	q->used--;
 }
 
-int k_msgq_put(struct k_msgq *q, const void *msg, k_timeout_t timeout)
+static int msgq_put(struct k_msgq *q, const void *msg, k_timeout_t timeout)
 {
 	unsigned key = irq_lock();
 	if (q->used == 0) {
@@ -135,7 +143,14 @@ int k_msgq_put(struct k_msgq *q, const void *msg, k_timeout_t timeout)
 	return z_pend_curr(key, &q->wait_q, timeout);
 }
 
-int k_msgq_get(struct k_msgq *q, void *msg, k_timeout_t timeout)
+int k_msgq_put(struct k_msgq *q, const void *msg, k_timeout_t timeout)
+{
+	int ret = msgq_put(q, msg, timeout);
+	Z_TRACE(Z_TRACE_MSGQ_PUT, q, ret);
+	return ret;
+}
+
+static int msgq_get(struct k_msgq *q, void *msg, k_timeout_t timeout)
 {
 	unsigned key = irq_lock();
 	if (q->used > 0) {
@@ -155,4 +170,11 @@ int k_msgq_get(struct k_msgq *q, void *msg, k_timeout_t timeout)
 	}
 	_kernel.current->swap_data = msg;
 	return z_pend_curr(key, &q->wait_q, timeout);
+}
+
+int k_msgq_get(struct k_msgq *q, void *msg, k_timeout_t timeout)
+{
+	int ret = msgq_get(q, msg, timeout);
+	Z_TRACE(Z_TRACE_MSGQ_GET, q, ret);
+	return ret;
 }

@@ -46,6 +46,7 @@ void z_ready_thread(struct k_thread *t)
 	sys_dlist_append(&_kernel.ready_q.prio[t->prio], &t->qnode);
 	_kernel.ready_q.bitmap |= BIT(t->prio);
 	t->state |= Z_THREAD_QUEUED;
+	Z_TRACE(Z_TRACE_THREAD_READY, t, t->prio);
 }
 
 void z_unready_thread(struct k_thread *t)
@@ -107,6 +108,7 @@ int z_pend_curr(unsigned key, _wait_q_t *wait_q, k_timeout_t timeout)
 	cur->swap_retval = -EAGAIN;
 	if (!k_timeout_is_forever(timeout))
 		z_add_timeout(&cur->timeout, thread_timeout, timeout);
+	Z_TRACE(Z_TRACE_THREAD_PEND, wait_q, timeout.ticks);
 	return z_swap(key);
 }
 
@@ -196,6 +198,8 @@ struct k_thread *z_sched_switch(void)
 	if (old->stack_base && unlikely(old->stack_base[0] != Z_STACK_SENTINEL))
 		k_panic("stack overflow");
 	struct k_thread *next = next_up();
+	if (old->sp < old->sp_min)
+		old->sp_min = old->sp;
 	if (next != old) {
 		/* Runtime statistics: the outgoing thread ran since the last switch. */
 		uint32_t now = sys_clock_cycle_get_32();
@@ -206,9 +210,16 @@ struct k_thread *z_sched_switch(void)
 		_kernel.context_switches++;
 		next->switches_in++;
 		z_reset_time_slice(next);
+		Z_TRACE(Z_TRACE_THREAD_SWITCH, next, old->prio);
 	}
 	_kernel.current = next;
 	return next;
+}
+
+size_t k_thread_stack_used(const struct k_thread *t)
+{
+	uint32_t top = (uint32_t)t->stack_base + t->stack_size;
+	return t->sp_min < top ? top - t->sp_min : 0;
 }
 
 uint64_t k_thread_runtime_us(const struct k_thread *t)
@@ -277,6 +288,7 @@ struct k_thread *k_thread_create(struct k_thread *t, uint32_t *stack, size_t sta
 	t->timeout.node.next = t->timeout.node.prev = NULL;
 	t->switches_in = 0;
 	t->usage_us = 0;
+	t->sp_min = (uint32_t)stack + stack_size;
 	z_arch_new_thread(t, entry, p1, p2, p3);
 
 	unsigned key = irq_lock();

@@ -9,7 +9,7 @@ void k_sem_init(struct k_sem *sem, uint32_t initial, uint32_t limit)
 	sys_dlist_init(&sem->poll_events);
 }
 
-int k_sem_take(struct k_sem *sem, k_timeout_t timeout)
+static int sem_take(struct k_sem *sem, k_timeout_t timeout)
 {
 	unsigned key = irq_lock();
 	if (likely(sem->count > 0)) {
@@ -24,8 +24,16 @@ int k_sem_take(struct k_sem *sem, k_timeout_t timeout)
 	return z_pend_curr(key, &sem->wait_q, timeout);
 }
 
+int k_sem_take(struct k_sem *sem, k_timeout_t timeout)
+{
+	int ret = sem_take(sem, timeout);
+	Z_TRACE(Z_TRACE_SEM_TAKE, sem, ret);
+	return ret;
+}
+
 void k_sem_give(struct k_sem *sem)
 {
+	Z_TRACE(Z_TRACE_SEM_GIVE, sem, (int32_t)sem->count);
 	unsigned key = irq_lock();
 	struct k_thread *t = z_unpend_first_thread(&sem->wait_q);
 	if (t) {

@@ -168,6 +168,11 @@ uint32_t k_cycle_get_32(void)
 	return sys_clock_cycle_get_32();
 }
 
+uint64_t k_cycle_get_64(void)
+{
+	return sys_clock_cycle_get_64();
+}
+
 void k_busy_wait(uint32_t us)
 {
 	uint32_t start = sys_clock_cycle_get_32();

@@ -3,7 +3,7 @@
  * delayable items are submitted by a kernel timeout. */
 #include "kernel_internal.h"
 
-#define SYS_WORK_Q_STACK_SIZE 1024
+#define SYS_WORK_Q_STACK_SIZE 1536 /* handlers include the echo service (socket calls) */
 #define SYS_WORK_Q_PRIO 5
 
 struct k_work_q k_sys_work_q;
@@ -56,6 +56,7 @@ int k_work_submit_to_queue(struct k_work_q *q, struct k_work *w)
 	unsigned key = irq_lock();
 	int ret = submit_locked(q, w);
 	irq_unlock(key);
+	Z_TRACE(Z_TRACE_WORK_SUBMIT, w, ret);
 	return ret;
 }
 
@@ -170,6 +171,7 @@ static void work_q_main(void *p1, void *p2, void *p3)
 		q->current = w;
 		irq_unlock(key);
 
+		Z_TRACE(Z_TRACE_WORK_RUN, w, 0);
 		w->handler(w);
 
 		key = irq_lock();

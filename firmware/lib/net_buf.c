@@ -84,8 +84,14 @@ static void net_buf_free_header(struct net_buf *buf)
 
 struct net_buf *net_buf_alloc_len(struct net_buf_pool *pool, size_t size, k_timeout_t timeout)
 {
-	k_timepoint_t deadline = sys_timepoint_calc(timeout);
-	struct net_buf *buf = k_lifo_get(&pool->free, timeout);
+	/* A free header is taken without reading the clock; only a wait needs the deadline. */
+	k_timeout_t left = timeout;
+	struct net_buf *buf = k_lifo_get(&pool->free, K_NO_WAIT);
+	if (!buf && !k_timeout_is_no_wait(timeout)) {
+		k_timepoint_t deadline = sys_timepoint_calc(timeout);
+		buf = k_lifo_get(&pool->free, timeout);
+		left = sys_timepoint_timeout(deadline);
+	}
 	if (unlikely(!buf)) {
 		pool->alloc_failures++;
 		LOG_DBG("%s: no buffer", pool->name);
@@ -100,7 +106,7 @@ struct net_buf *net_buf_alloc_len(struct net_buf_pool *pool, size_t size, k_time
 	buf->__buf = NULL;
 	buf->size = 0;
 	if (size) {
-		uint8_t *data = pool->alloc->cb->alloc(buf, &size, sys_timepoint_timeout(deadline));
+		uint8_t *data = pool->alloc->cb->alloc(buf, &size, left);
 		if (!data) {
 			pool->alloc_failures++;
 			LOG_DBG("%s: no room for %u bytes", pool->name, (unsigned)size);
@@ -125,9 +131,13 @@ struct net_buf *net_buf_alloc(struct net_buf_pool *pool, k_timeout_t timeout)
 	return net_buf_alloc_len(pool, pool->alloc->max_alloc_size, timeout);
 }
 
+/* References may be taken and dropped by different threads (a chain shared by shallow
+ * clones), so the count changes with interrupts locked. */
 struct net_buf *net_buf_ref(struct net_buf *buf)
 {
+	unsigned key = irq_lock();
 	buf->ref++;
+	irq_unlock(key);
 	return buf;
 }
 
@@ -135,9 +145,12 @@ void net_buf_unref(struct net_buf *buf)
 {
 	while (buf) {
 		struct net_buf *frags = buf->frags;
+		unsigned key = irq_lock();
 		if (unlikely(buf->ref == 0))
 			k_panic("net_buf: double free");
-		if (--buf->ref > 0)
+		uint8_t ref = --buf->ref;
+		irq_unlock(key);
+		if (ref > 0)
 			return;
 		LOG_DBG("%s: free %p", buf->pool->name, buf);
 		buf->frags = NULL;

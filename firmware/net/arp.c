@@ -314,6 +314,20 @@ static void arp_update(struct net_if *iface, const struct in_addr *ip,
 		arp_schedule_ageing();
 }
 
+void net_arp_confirm(struct net_if *iface, const struct in_addr *ip,
+		     const struct net_eth_addr *hw)
+{
+	k_mutex_lock(&arp_lock, K_FOREVER);
+	struct arp_entry *e = arp_find(iface, ip);
+	/* Only what the cache already holds is confirmed: a frame never changes an entry. */
+	if (e && e->state == ARP_VALID && net_eth_addr_cmp(&e->eth, hw->addr)) {
+		e->stamp_ms = k_uptime_get_32();
+		e->refreshing = false;
+		NET_STATS_INC(iface, arp.confirmed);
+	}
+	k_mutex_unlock(&arp_lock);
+}
+
 /* Another host claims one of our addresses (RFC 5227 2.4): say so, and defend the address
  * with an announcement, at most once per defence interval. */
 static void arp_conflict(struct net_if *iface, const struct in_addr *ip,
@@ -332,14 +346,13 @@ static void arp_conflict(struct net_if *iface, const struct in_addr *ip,
 	net_arp_announce(iface);
 }
 
-enum net_verdict net_arp_input(struct net_pkt *pkt, struct net_eth_hdr *eth_hdr)
+enum net_verdict net_arp_input(struct net_if *iface, uint16_t ptype, struct net_pkt *pkt)
 {
 	NET_PKT_DATA_ACCESS_DEFINE(arp_access, struct net_arp_hdr);
-	struct net_if *iface = pkt->iface;
-	UNUSED(eth_hdr);
+	UNUSED(ptype);
 
 	NET_STATS_INC(iface, arp.recv);
-	if (net_pkt_seek(pkt, NET_ETH_HDR_LEN))
+	if (net_pkt_seek(pkt, 0))
 		goto drop;
 	struct net_arp_hdr *hdr = net_pkt_get_data(pkt, &arp_access);
 	if (!hdr || ntohs(hdr->hwtype) != ARP_HWTYPE_ETH ||
@@ -444,8 +457,15 @@ void net_arp_clear_cache(struct net_if *iface)
 	k_mutex_unlock(&arp_lock);
 }
 
+static struct net_l3_register arp_l3 = {
+	.name = "arp",
+	.ptype = NET_ETH_PTYPE_ARP,
+	.handler = net_arp_input,
+};
+
 void net_arp_init(void)
 {
+	net_l3_register(&arp_l3);
 	k_mutex_init(&arp_lock);
 	k_work_init_delayable(&arp_age_work, arp_age);
 	sys_slist_init(&arp_table);

@@ -1,5 +1,7 @@
 /* connection.c: the connection handler table: which socket (context) a received transport
- * packet belongs to, by protocol, ports and addresses, the most specific binding first. */
+ * packet belongs to, by protocol, ports and addresses, the most specific binding first;
+ * and the raw handlers, which get a copy of every IPv4 datagram of their protocol before
+ * the protocol itself sees it (raw sockets). */
 #include "net_private.h"
 #include "sys/log.h"
 
@@ -90,6 +92,31 @@ int net_conn_register(uint8_t proto, const struct sockaddr_in *remote,
 	return 0;
 }
 
+int net_conn_register_raw(uint8_t proto, const struct sockaddr_in *local, net_conn_cb_t cb,
+			  void *user_data, struct net_conn **handle)
+{
+	conn_lock_init();
+	k_mutex_lock(&conn_lock, K_FOREVER);
+	for (int i = 0; i < NET_MAX_CONN; i++) {
+		struct net_conn *c = &conns[i];
+		if (c->flags & NET_CONN_IN_USE)
+			continue;
+		memset(c, 0, sizeof(*c));
+		if (local)
+			c->local = *local;
+		c->proto = proto;
+		c->cb = cb;
+		c->user_data = user_data;
+		c->flags = (uint8_t)(conn_flags(NULL, local) | NET_CONN_RAW | NET_CONN_IN_USE);
+		*handle = c;
+		k_mutex_unlock(&conn_lock);
+		LOG_DBG("registered raw proto %u", proto);
+		return 0;
+	}
+	k_mutex_unlock(&conn_lock);
+	return -ENOENT;
+}
+
 int net_conn_unregister(struct net_conn *handle)
 {
 	if (handle < conns || handle >= conns + NET_MAX_CONN)
@@ -105,7 +132,7 @@ int net_conn_unregister(struct net_conn *handle)
 static int conn_rank(const struct net_conn *c, uint8_t proto, const struct in_addr *src,
 		     const struct in_addr *dst, uint16_t src_port, uint16_t dst_port)
 {
-	if (!(c->flags & NET_CONN_IN_USE) || c->proto != proto)
+	if ((c->flags & (NET_CONN_IN_USE | NET_CONN_RAW)) != NET_CONN_IN_USE || c->proto != proto)
 		return -1;
 	int rank = 0;
 	if (c->flags & NET_CONN_LOCAL_PORT_SET) {
@@ -155,4 +182,40 @@ enum net_verdict net_conn_input(struct net_pkt *pkt, struct net_ipv4_hdr *ip_hdr
 	best->delivered++;
 	LOG_DBG("port %u: handler %p (rank %d)", ntohs(proto_hdr->dst_port), best, best_rank);
 	return best->cb(best, pkt, ip_hdr, proto_hdr, best->user_data);
+}
+
+/* Whether raw handler c wants a datagram of proto to dst. */
+static bool conn_raw_match(const struct net_conn *c, uint8_t proto, const struct in_addr *dst)
+{
+	if ((c->flags & (NET_CONN_IN_USE | NET_CONN_RAW)) != (NET_CONN_IN_USE | NET_CONN_RAW))
+		return false;
+	if (c->proto != proto)
+		return false;
+	return !(c->flags & NET_CONN_LOCAL_ADDR_SET) || net_ipv4_addr_cmp(&c->local.sin_addr, dst);
+}
+
+int net_conn_raw_ip_input(struct net_pkt *pkt, struct net_ipv4_hdr *ip_hdr, uint8_t proto)
+{
+	struct in_addr dst;
+	memcpy(&dst, ip_hdr->dst, sizeof(dst));
+	int delivered = 0;
+	for (int i = 0; i < NET_MAX_CONN; i++) {
+		struct net_conn *c = &conns[i];
+		if (!conn_raw_match(c, proto, &dst))
+			continue;
+		/* Each raw handler gets its own packet over the same data (nothing changes the
+		 * datagram from here on); the original goes on to the protocol. */
+		struct net_pkt *clone = net_pkt_shallow_clone(pkt, K_NO_WAIT);
+		if (!clone) {
+			LOG_DBG("raw proto %u: no packet for a copy", proto);
+			NET_STATS_INC(pkt->iface, ipv4.raw_drop);
+			continue;
+		}
+		c->delivered++;
+		if (c->cb(c, clone, net_pkt_ip_hdr(clone), NULL, c->user_data) == NET_DROP)
+			net_pkt_unref(clone);
+		else
+			delivered++;
+	}
+	return delivered;
 }

@@ -9,6 +9,26 @@ LOG_MODULE_REGISTER(net_ethernet, LOG_LEVEL_WRN);
 
 const struct net_eth_addr net_eth_broadcast_addr = {{0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF}};
 
+static sys_slist_t l3_protocols; /* struct net_l3_register */
+
+void net_l3_register(struct net_l3_register *l3)
+{
+	unsigned key = irq_lock();
+	l3->node.next = NULL;
+	sys_slist_append(&l3_protocols, &l3->node);
+	irq_unlock(key);
+}
+
+static const struct net_l3_register *l3_find(uint16_t ptype)
+{
+	for (const sys_snode_t *n = l3_protocols.head; n; n = n->next) {
+		const struct net_l3_register *l3 = CONTAINER_OF(n, struct net_l3_register, node);
+		if (l3->ptype == ptype)
+			return l3;
+	}
+	return NULL;
+}
+
 /* The group address of one of iface's IPv4 multicast groups? */
 static bool eth_is_joined_group(struct net_if *iface, const struct net_eth_addr *dst)
 {
@@ -93,13 +113,10 @@ static enum net_verdict ethernet_recv(struct net_if *iface, struct net_pkt *pkt)
 	size_t hdr_len;
 	pkt->ll_proto_type = eth_frame_type(iface, pkt, hdr, &hdr_len);
 
-	switch (pkt->ll_proto_type) {
-	case NET_ETH_PTYPE_IP:
-		pkt->family = AF_INET;
-		break;
-	case NET_ETH_PTYPE_ARP:
-		return net_arp_input(pkt, hdr);
-	default:
+	/* The protocol above: whoever registered the Ethertype. */
+	const struct net_l3_register *l3 = hdr_len == NET_ETH_HDR_LEN ? l3_find(pkt->ll_proto_type)
+								      : NULL;
+	if (!l3) {
 		if (pkt->ll_proto_type < NET_ETH_MIN_PTYPE)
 			LOG_DBG("802.3 frame (length %u): no LLC here", pkt->ll_proto_type);
 		else
@@ -111,7 +128,8 @@ static enum net_verdict ethernet_recv(struct net_if *iface, struct net_pkt *pkt)
 	net_pkt_add_stats_tick(pkt);
 	if (net_pkt_pull(pkt, NET_ETH_HDR_LEN))
 		return NET_DROP;
-	return NET_CONTINUE;
+	LOG_DBG("pkt %p to %s", pkt, l3->name);
+	return l3->handler(iface, pkt->ll_proto_type, pkt);
 }
 
 /* Prepends a fragment holding the Ethernet header. */
@@ -153,6 +171,10 @@ static enum net_verdict ethernet_send(struct net_if *iface, struct net_pkt *pkt)
 
 	int ret = ethernet_fill_header(iface, out, ptype);
 	size_t len = net_pkt_get_len(out);
+	/* Where it goes, for the statistics (the header is in the frame's first fragment). */
+	const struct net_eth_hdr *eth = ret ? NULL : (const struct net_eth_hdr *)out->buffer->data;
+	bool tx_group = eth && net_eth_is_addr_multicast(&eth->dst);
+	bool tx_bcast = tx_group && net_eth_is_addr_broadcast(&eth->dst);
 	net_pkt_add_stats_tick(out);
 	if (!ret) {
 		net_capture_pkt(iface, out, NET_CAPTURE_TX);
@@ -169,6 +191,12 @@ static enum net_verdict ethernet_send(struct net_if *iface, struct net_pkt *pkt)
 	}
 	NET_STATS_INC(iface, eth.tx_pkts);
 	NET_STATS_ADD(iface, eth.tx_bytes, len);
+	if (tx_group) {
+		if (tx_bcast)
+			NET_STATS_INC(iface, eth.tx_broadcast);
+		else
+			NET_STATS_INC(iface, eth.tx_multicast);
+	}
 	NET_STATS_INC(iface, eth.tx_sizes[net_stats_eth_size_bucket(len)]);
 	net_stats_update_tx_time(iface, out);
 	net_pkt_unref(out);
@@ -181,9 +209,17 @@ static uint16_t ethernet_reserve(struct net_if *iface)
 	return NET_ETH_HDR_LEN;
 }
 
+static void ethernet_reachable(struct net_if *iface, const struct in_addr *ip,
+			       const struct net_linkaddr *ll)
+{
+	if (ll->len == NET_ETH_ADDR_LEN)
+		net_arp_confirm(iface, ip, (const struct net_eth_addr *)ll->addr);
+}
+
 const struct net_l2 net_l2_ethernet = {
 	.name = "ethernet",
 	.recv = ethernet_recv,
 	.send = ethernet_send,
 	.reserve = ethernet_reserve,
+	.reachable = ethernet_reachable,
 };

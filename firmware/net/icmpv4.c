@@ -31,11 +31,77 @@ static bool icmpv4_error_allowed(void)
 	return true;
 }
 
-static sys_slist_t handlers;
+static sys_slist_t handlers; /* struct net_icmp_ctx, in set-up order */
+static struct k_mutex handlers_lock;
 
-void net_icmpv4_register_handler(struct net_icmpv4_handler *h)
+int net_icmp_init_ctx(struct net_icmp_ctx *ctx, uint8_t type, uint8_t code,
+		      net_icmp_handler_t handler, void *user_data)
 {
-	sys_slist_append(&handlers, &h->node);
+	if (!handler)
+		return -EINVAL;
+	ctx->handler = handler;
+	ctx->user_data = user_data;
+	ctx->type = type;
+	ctx->code = code;
+	ctx->calls = 0;
+	ctx->node.next = NULL;
+	k_mutex_lock(&handlers_lock, K_FOREVER);
+	sys_slist_append(&handlers, &ctx->node);
+	k_mutex_unlock(&handlers_lock);
+	return 0;
+}
+
+int net_icmp_cleanup_ctx(struct net_icmp_ctx *ctx)
+{
+	int ret = -ENOENT;
+	k_mutex_lock(&handlers_lock, K_FOREVER);
+	sys_snode_t *prev = NULL;
+	for (sys_snode_t *n = handlers.head; n; prev = n, n = n->next) {
+		if (n != &ctx->node)
+			continue;
+		if (prev)
+			prev->next = n->next;
+		else
+			handlers.head = n->next;
+		if (handlers.tail == n)
+			handlers.tail = prev;
+		ret = 0;
+		break;
+	}
+	k_mutex_unlock(&handlers_lock);
+	return ret;
+}
+
+/* Every context interested in the message: -ENOENT when there is none, else the first
+ * error a handler reported (0 when all succeeded). */
+static int icmp_call_ipv4_handlers(struct net_pkt *pkt, struct net_ipv4_hdr *ip_hdr,
+				   struct net_icmp_hdr *icmp_hdr)
+{
+	int ret = -ENOENT;
+	struct net_pkt_cursor backup;
+	net_pkt_cursor_backup(pkt, &backup);
+	k_mutex_lock(&handlers_lock, K_FOREVER);
+	for (sys_snode_t *n = handlers.head; n; n = n->next) {
+		struct net_icmp_ctx *ctx = CONTAINER_OF(n, struct net_icmp_ctx, node);
+		if (ctx->type != icmp_hdr->type ||
+		    (ctx->code != icmp_hdr->code && ctx->code != 0xFF))
+			continue;
+		ctx->calls++;
+		/* Each handler reads the message from where the header ends. */
+		net_pkt_cursor_restore(pkt, &backup);
+		int r = ctx->handler(ctx, pkt, ip_hdr, icmp_hdr, ctx->user_data);
+		if (ret == -ENOENT || (ret == 0 && r < 0))
+			ret = r;
+	}
+	k_mutex_unlock(&handlers_lock);
+	return ret;
+}
+
+static void icmp_count_out(struct net_if *iface, uint8_t type)
+{
+	NET_STATS_INC(iface, icmp.sent);
+	if (type < NET_STATS_ICMP_TYPES)
+		NET_STATS_INC(iface, icmp.out_types[type]);
 }
 
 /* Writes the ICMP header (checksum 0: finalize computes it) at the cursor. */
@@ -51,12 +117,14 @@ static int icmpv4_create(struct net_pkt *pkt, uint8_t type, uint8_t code)
 	return net_pkt_set_data(pkt, &icmp_access);
 }
 
-static enum net_verdict icmpv4_handle_echo_request(struct net_pkt *pkt,
-						   struct net_ipv4_hdr *ip_hdr,
-						   struct net_icmp_hdr *icmp_hdr)
+static int icmpv4_handle_echo_request(struct net_icmp_ctx *ctx, struct net_pkt *pkt,
+				      struct net_ipv4_hdr *ip_hdr, struct net_icmp_hdr *icmp_hdr,
+				      void *user_data)
 {
 	struct net_if *iface = pkt->iface;
+	UNUSED(ctx);
 	UNUSED(icmp_hdr);
+	UNUSED(user_data);
 
 	struct in_addr req_src, req_dst;
 	memcpy(&req_src, ip_hdr->src, sizeof(req_src));
@@ -65,7 +133,7 @@ static enum net_verdict icmpv4_handle_echo_request(struct net_pkt *pkt,
 		/* An echo request to a broadcast address: not answered (RFC 1122 allows
 		 * silence, and it keeps the device out of amplification). */
 		LOG_DBG("echo request to a broadcast address ignored");
-		return NET_DROP;
+		return -EINVAL;
 	}
 
 	net_stats_update_rx_time(iface, pkt);
@@ -74,31 +142,34 @@ static enum net_verdict icmpv4_handle_echo_request(struct net_pkt *pkt,
 	LOG_DBG("echo request from %u.%u.%u.%u, %u bytes", req_src.s4_addr[0], req_src.s4_addr[1],
 		req_src.s4_addr[2], req_src.s4_addr[3], (unsigned)payload_len);
 
-	struct net_pkt *reply = net_pkt_alloc_with_buffer(iface, payload_len, AF_INET,
-							  IPPROTO_ICMP, NET_BUF_TIMEOUT);
+	/* The reply is built in one go: its header, then the request's data copied and summed
+	 * piece by piece (the checksum needs no second pass over the packet). */
+	const uint8_t icmp_hdr_out[NET_ICMPH_LEN] = {NET_ICMPV4_ECHO_REPLY, 0, 0, 0};
+	const struct net_ipv4_datagram d = {
+		.iface = iface,
+		.src = &req_dst,
+		.dst = &req_src,
+		.proto = IPPROTO_ICMP,
+		.priority = pkt->priority,
+		.l4_hdr = icmp_hdr_out,
+		.l4_hdr_len = sizeof(icmp_hdr_out),
+		.l4_csum_offset = offsetof(struct net_icmp_hdr, chksum),
+		.payload_len = payload_len,
+		.getfrag = net_ipv4_getfrag_pkt,
+		.from = pkt,
+	};
+	int err;
+	struct net_pkt *reply = net_ipv4_build(&d, NET_BUF_TIMEOUT, &err);
 	if (!reply) {
-		LOG_DBG("no buffer for the echo reply");
-		return NET_DROP;
+		LOG_DBG("echo reply not built (%d)", err);
+		return err;
 	}
-	reply->priority = pkt->priority;
-	if (net_ipv4_create(reply, &req_dst, &req_src) ||
-	    icmpv4_create(reply, NET_ICMPV4_ECHO_REPLY, 0) ||
-	    net_pkt_copy(reply, pkt, payload_len))
-		goto fail;
-	net_pkt_cursor_init(reply);
-	if (net_ipv4_finalize(reply, IPPROTO_ICMP))
-		goto fail;
-	if (net_send_data(reply) < 0)
-		goto fail;
-
-	NET_STATS_INC(iface, icmp.sent);
-	net_pkt_unref(pkt);
-	return NET_OK;
-
-fail:
-	NET_STATS_INC(iface, icmp.drop);
-	net_pkt_unref(reply);
-	return NET_DROP;
+	if (net_send_data(reply) < 0) {
+		net_pkt_unref(reply);
+		return -EIO;
+	}
+	icmp_count_out(iface, NET_ICMPV4_ECHO_REPLY);
+	return 0;
 }
 
 enum net_verdict net_icmpv4_input(struct net_pkt *pkt, struct net_ipv4_hdr *ip_hdr)
@@ -121,18 +192,20 @@ enum net_verdict net_icmpv4_input(struct net_pkt *pkt, struct net_ipv4_hdr *ip_h
 	struct net_icmp_hdr hdr = *icmp_hdr;
 	net_pkt_acknowledge_data(pkt, &icmp_access);
 	NET_STATS_INC(iface, icmp.recv);
+	if (hdr.type < NET_STATS_ICMP_TYPES)
+		NET_STATS_INC(iface, icmp.in_types[hdr.type]);
 	LOG_DBG("type %u code %u", hdr.type, hdr.code);
 
-	for (sys_snode_t *n = handlers.head; n; n = n->next) {
-		struct net_icmpv4_handler *h = CONTAINER_OF(n, struct net_icmpv4_handler, node);
-		if (h->type == hdr.type && (h->code == hdr.code || h->code == 0xFF)) {
-			enum net_verdict v = h->handler(pkt, ip_hdr, &hdr);
-			if (v == NET_DROP)
-				goto drop;
-			return v;
-		}
+	int ret = icmp_call_ipv4_handlers(pkt, ip_hdr, &hdr);
+	if (ret == -ENOENT) {
+		NET_STATS_INC(iface, icmp.typeerr);
+		goto drop;
 	}
-	NET_STATS_INC(iface, icmp.typeerr);
+	if (ret < 0)
+		NET_STATS_INC(iface, icmp.drop);
+	/* Handled (well or not): the message is done with here. */
+	net_pkt_unref(pkt);
+	return NET_OK;
 drop:
 	NET_STATS_INC(iface, icmp.drop);
 	return NET_DROP;
@@ -173,7 +246,7 @@ int net_icmpv4_send_error(struct net_pkt *orig, uint8_t type, uint8_t code)
 	ret = net_send_data(pkt);
 	if (ret < 0)
 		goto fail;
-	NET_STATS_INC(iface, icmp.sent);
+	icmp_count_out(iface, type);
 	LOG_DBG("sent error type %u code %u", type, code);
 	return 0;
 fail:
@@ -181,14 +254,12 @@ fail:
 	return ret;
 }
 
-static struct net_icmpv4_handler echo_request_handler = {
-	.handler = icmpv4_handle_echo_request,
-	.type = NET_ICMPV4_ECHO_REQUEST,
-	.code = 0,
-};
+static struct net_icmp_ctx echo_request_ctx;
 
 void net_icmpv4_init(void)
 {
 	sys_slist_init(&handlers);
-	net_icmpv4_register_handler(&echo_request_handler);
+	k_mutex_init(&handlers_lock);
+	net_icmp_init_ctx(&echo_request_ctx, NET_ICMPV4_ECHO_REQUEST, 0,
+			  icmpv4_handle_echo_request, NULL);
 }

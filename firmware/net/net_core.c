@@ -2,6 +2,8 @@
  * send entry (stack to TX thread), and the per-packet work of both threads. */
 #include "net/capture.h"
 #include "net/net_core.h"
+#include "net/net_pkt_filter.h"
+#include "net/socket_service.h"
 #include "net_private.h"
 #include "net_tc.h"
 #include "sys/log.h"
@@ -57,10 +59,19 @@ int net_recv_data(struct net_if *iface, struct net_pkt *pkt)
 	pkt->iface = iface;
 	pkt->overwrite = true;
 	net_pkt_cursor_init(pkt);
+	if (!net_pkt_filter_recv_ok(pkt)) {
+		/* Dropped by a rule: silently, as a filter does (the packet is freed here). */
+		NET_STATS_INC(iface, pkt_filter.drop_recv);
+		net_pkt_unref(pkt);
+		return 0;
+	}
 	net_pkt_add_stats_tick(pkt);
 	LOG_DBG("pkt %p from %s (%u bytes) queued", pkt, iface->name,
 		(unsigned)net_pkt_get_len(pkt));
-	net_tc_submit_to_rx_queue(net_rx_priority2tc(pkt->priority), pkt);
+	if (net_tc_submit_to_rx_queue(net_rx_priority2tc(pkt->priority), pkt)) {
+		core_stats.rx_queue_full++;
+		return -ENOBUFS;
+	}
 	core_stats.rx_queued++;
 	return 0;
 }
@@ -92,6 +103,12 @@ int net_send_data(struct net_pkt *pkt)
 	int ret = check_ip_dst(pkt);
 	if (ret)
 		return ret;
+	if (!net_pkt_filter_send_ok(pkt)) {
+		/* Dropped by a rule: as good as sent for the caller, who no longer owns it. */
+		NET_STATS_INC(iface, pkt_filter.drop_send);
+		net_pkt_unref(pkt);
+		return 0;
+	}
 	if (pkt->family == AF_INET)
 		NET_STATS_INC(iface, ipv4.sent);
 	NET_STATS_ADD(iface, bytes.sent, net_pkt_get_len(pkt));
@@ -115,6 +132,7 @@ void net_init(void)
 {
 	net_capture_init();
 	net_pkt_init();
+	net_ipv4_init();
 	net_icmpv4_init();
 	net_ipv4_igmp_init();
 	net_arp_init();
@@ -122,5 +140,6 @@ void net_init(void)
 	net_tc_tx_init(process_tx_packet);
 	net_tc_rx_init(process_rx_packet);
 	net_loopback_init();
+	net_socket_service_init();
 	LOG_INF("network stack up");
 }

@@ -14,6 +14,7 @@ void net_if_register(struct net_if *iface)
 {
 	if (n_ifaces == NET_IF_MAX)
 		k_panic("net_if: too many interfaces");
+	k_mutex_init(&iface->lock);
 	iface->link_addr.addr = iface->mac;
 	iface->link_addr.len = NET_ETH_ADDR_LEN;
 	if (!iface->mtu)
@@ -39,6 +40,14 @@ int net_if_count(void)
 struct net_if *net_if_get(int index)
 {
 	return index >= 0 && index < n_ifaces ? ifaces[index] : NULL;
+}
+
+int net_if_get_index(const struct net_if *iface)
+{
+	for (int i = 0; i < n_ifaces; i++)
+		if (ifaces[i] == iface)
+			return i;
+	return -1;
 }
 
 void net_if_foreach(void (*fn)(struct net_if *iface, void *ctx), void *ctx)
@@ -90,16 +99,30 @@ void net_if_carrier_off(struct net_if *iface)
 	}
 }
 
+static void net_if_lock(struct net_if *iface)
+{
+	k_mutex_lock(&iface->lock, K_FOREVER);
+}
+
+static void net_if_unlock(struct net_if *iface)
+{
+	k_mutex_unlock(&iface->lock);
+}
+
 int net_if_ipv4_addr_add(struct net_if *iface, const struct in_addr *addr,
 			 const struct in_addr *netmask)
 {
 	for (int i = 0; i < NET_IF_MAX_IPV4_ADDR; i++) {
 		struct net_if_addr *a = &iface->ipv4.unicast[i];
-		if (a->is_used)
+		net_if_lock(iface);
+		if (a->is_used) {
+			net_if_unlock(iface);
 			continue;
+		}
 		a->address = *addr;
 		a->is_used = true;
 		iface->ipv4.netmask = *netmask;
+		net_if_unlock(iface);
 		/* The subnet is reachable directly through this interface. */
 		net_route_add(iface, addr, netmask, NULL, (iface->flags & NET_IF_LOOPBACK) ? 0 : 10);
 		char buf[16];
@@ -129,7 +152,9 @@ static struct net_if_addr *iface_addr_lookup(struct net_if *iface, const struct 
 struct net_if_addr *net_if_ipv4_addr_lookup(const struct in_addr *addr, struct net_if **ret)
 {
 	for (int i = 0; i < n_ifaces; i++) {
+		net_if_lock(ifaces[i]);
 		struct net_if_addr *a = iface_addr_lookup(ifaces[i], addr);
+		net_if_unlock(ifaces[i]);
 		if (a) {
 			if (ret)
 				*ret = ifaces[i];
@@ -142,42 +167,49 @@ struct net_if_addr *net_if_ipv4_addr_lookup(const struct in_addr *addr, struct n
 bool net_if_ipv4_is_addr_bcast(struct net_if *iface, const struct in_addr *addr)
 {
 	const struct in_addr *mask = &iface->ipv4.netmask;
-	for (int i = 0; i < NET_IF_MAX_IPV4_ADDR; i++) {
+	bool bcast = false;
+	net_if_lock(iface);
+	for (int i = 0; i < NET_IF_MAX_IPV4_ADDR && !bcast; i++) {
 		const struct net_if_addr *a = &iface->ipv4.unicast[i];
-		if (!a->is_used)
-			continue;
 		/* The subnet's host part all ones. */
-		if (net_ipv4_addr_mask_cmp(addr, &a->address, mask) &&
-		    (addr->s_addr & ~mask->s_addr) == ~mask->s_addr)
-			return true;
+		bcast = a->is_used && net_ipv4_addr_mask_cmp(addr, &a->address, mask) &&
+			(addr->s_addr & ~mask->s_addr) == ~mask->s_addr;
 	}
-	return false;
+	net_if_unlock(iface);
+	return bcast;
 }
 
 bool net_if_ipv4_addr_mask_cmp(struct net_if *iface, const struct in_addr *addr)
 {
-	for (int i = 0; i < NET_IF_MAX_IPV4_ADDR; i++) {
+	bool on_link = false;
+	net_if_lock(iface);
+	for (int i = 0; i < NET_IF_MAX_IPV4_ADDR && !on_link; i++) {
 		const struct net_if_addr *a = &iface->ipv4.unicast[i];
-		if (a->is_used && net_ipv4_addr_mask_cmp(addr, &a->address, &iface->ipv4.netmask))
-			return true;
+		on_link = a->is_used &&
+			  net_ipv4_addr_mask_cmp(addr, &a->address, &iface->ipv4.netmask);
 	}
-	return false;
+	net_if_unlock(iface);
+	return on_link;
 }
 
 const struct in_addr *net_if_ipv4_select_src_addr(struct net_if *iface,
 						  const struct in_addr *dst)
 {
-	const struct net_if_addr *fallback = NULL;
-	for (int i = 0; i < NET_IF_MAX_IPV4_ADDR; i++) {
+	const struct net_if_addr *fallback = NULL, *best = NULL;
+	net_if_lock(iface);
+	for (int i = 0; i < NET_IF_MAX_IPV4_ADDR && !best; i++) {
 		const struct net_if_addr *a = &iface->ipv4.unicast[i];
 		if (!a->is_used)
 			continue;
 		if (net_ipv4_addr_mask_cmp(dst, &a->address, &iface->ipv4.netmask))
-			return &a->address;
-		if (!fallback)
+			best = a;
+		else if (!fallback)
 			fallback = a;
 	}
-	return fallback ? &fallback->address : NULL;
+	net_if_unlock(iface);
+	if (!best)
+		best = fallback;
+	return best ? &best->address : NULL;
 }
 
 struct net_if *net_if_ipv4_select_src_iface(const struct in_addr *dst)
@@ -194,10 +226,13 @@ struct net_if_mcast_addr *net_if_ipv4_maddr_add(struct net_if *iface, const stru
 	if (!net_ipv4_is_addr_mcast(addr))
 		return NULL;
 	struct net_if_mcast_addr *free_slot = NULL;
+	net_if_lock(iface);
 	for (int i = 0; i < NET_IF_MAX_IPV4_MADDR; i++) {
 		struct net_if_mcast_addr *m = &iface->ipv4.mcast[i];
-		if (m->is_used && net_ipv4_addr_cmp(&m->address, addr))
+		if (m->is_used && net_ipv4_addr_cmp(&m->address, addr)) {
+			net_if_unlock(iface);
 			return m;
+		}
 		if (!m->is_used && !free_slot)
 			free_slot = m;
 	}
@@ -206,19 +241,24 @@ struct net_if_mcast_addr *net_if_ipv4_maddr_add(struct net_if *iface, const stru
 		free_slot->address = *addr;
 		free_slot->is_used = true;
 	}
+	net_if_unlock(iface);
 	return free_slot;
 }
 
 int net_if_ipv4_maddr_rm(struct net_if *iface, const struct in_addr *addr)
 {
+	int ret = -ENOENT;
+	net_if_lock(iface);
 	for (int i = 0; i < NET_IF_MAX_IPV4_MADDR; i++) {
 		struct net_if_mcast_addr *m = &iface->ipv4.mcast[i];
 		if (m->is_used && net_ipv4_addr_cmp(&m->address, addr)) {
 			m->is_used = false;
-			return 0;
+			ret = 0;
+			break;
 		}
 	}
-	return -ENOENT;
+	net_if_unlock(iface);
+	return ret;
 }
 
 struct net_if_mcast_addr *net_if_ipv4_maddr_lookup(const struct in_addr *addr,
@@ -227,13 +267,18 @@ struct net_if_mcast_addr *net_if_ipv4_maddr_lookup(const struct in_addr *addr,
 	for (int i = 0; i < n_ifaces; i++) {
 		if (iface && *iface && *iface != ifaces[i])
 			continue;
-		for (int j = 0; j < NET_IF_MAX_IPV4_MADDR; j++) {
+		struct net_if_mcast_addr *found = NULL;
+		net_if_lock(ifaces[i]);
+		for (int j = 0; j < NET_IF_MAX_IPV4_MADDR && !found; j++) {
 			struct net_if_mcast_addr *m = &ifaces[i]->ipv4.mcast[j];
-			if (m->is_used && net_ipv4_addr_cmp(&m->address, addr)) {
-				if (iface)
-					*iface = ifaces[i];
-				return m;
-			}
+			if (m->is_used && net_ipv4_addr_cmp(&m->address, addr))
+				found = m;
+		}
+		net_if_unlock(ifaces[i]);
+		if (found) {
+			if (iface)
+				*iface = ifaces[i];
+			return found;
 		}
 	}
 	return NULL;
@@ -258,7 +303,10 @@ enum net_verdict net_if_send_data(struct net_if *iface, struct net_pkt *pkt)
 	pkt->iface = iface;
 	uint8_t tc = net_tx_priority2tc(pkt->priority);
 	LOG_DBG("%s: pkt %p to traffic class %u", iface->name, pkt, tc);
-	net_tc_submit_to_tx_queue(tc, pkt);
+	if (net_tc_submit_to_tx_queue(tc, pkt)) {
+		NET_STATS_INC(iface, tx_queue_full);
+		return NET_DROP;
+	}
 	return NET_OK;
 }
 
@@ -267,6 +315,9 @@ void net_if_tx(struct net_if *iface, struct net_pkt *pkt)
 	enum net_verdict verdict = NET_DROP;
 	/* The L2 frees pkt when it has sent it: keep what the sender must hear of. */
 	struct net_context *ctx = pkt->context;
+	struct net_pkt meta;
+	if (ctx)
+		meta = *pkt;
 	net_pkt_add_stats_tick(pkt);
 	if (likely(net_if_is_up(iface)))
 		verdict = iface->l2->send(iface, pkt);
@@ -276,7 +327,7 @@ void net_if_tx(struct net_if *iface, struct net_pkt *pkt)
 		net_pkt_unref(pkt);
 	}
 	if (ctx)
-		net_context_sent(ctx, verdict == NET_DROP ? -EIO : 0);
+		net_context_sent(ctx, verdict == NET_DROP ? -EIO : 0, &meta);
 }
 
 static enum net_if_caps iface_caps(struct net_if *iface)

@@ -51,13 +51,24 @@ static struct net_pkt *pkt_alloc(struct k_mem_slab *slab, struct net_if *iface,
 	return pkt;
 }
 
-/* A chain of buffers with room for size bytes, allocated before deadline. */
+/* A chain of buffers with room for size bytes, allocated within timeout. Buffers that are
+ * free are taken at once; the deadline is computed (the clock read) only when one must be
+ * waited for. */
 static struct net_buf *pkt_alloc_buffer(struct net_buf_pool *pool, size_t size,
-					k_timepoint_t deadline)
+					k_timeout_t timeout)
 {
 	struct net_buf *first = NULL, *last = NULL;
+	k_timepoint_t deadline;
+	bool timed = false;
 	while (size > 0 || !first) {
-		struct net_buf *buf = net_buf_alloc(pool, sys_timepoint_timeout(deadline));
+		struct net_buf *buf = net_buf_alloc(pool, K_NO_WAIT);
+		if (!buf && !k_timeout_is_no_wait(timeout)) {
+			if (!timed) {
+				deadline = sys_timepoint_calc(timeout);
+				timed = true;
+			}
+			buf = net_buf_alloc(pool, sys_timepoint_timeout(deadline));
+		}
 		if (!buf) {
 			if (first)
 				net_buf_unref(first);
@@ -92,14 +103,22 @@ static struct net_pkt *pkt_alloc_with_buffer(struct k_mem_slab *slab, struct net
 					     struct net_if *iface, size_t size, uint8_t family,
 					     uint8_t proto, k_timeout_t timeout)
 {
-	/* One deadline for the packet and all its buffers. */
-	k_timepoint_t deadline = sys_timepoint_calc(timeout);
+	/* The packet's wait and its buffers' count against one timeout. */
+	uint32_t start = k_timeout_is_no_wait(timeout) || k_timeout_is_forever(timeout)
+				 ? 0
+				 : k_cycle_get_32();
 	struct net_pkt *pkt = pkt_alloc(slab, iface, timeout);
 	if (!pkt)
 		return NULL;
 	pkt->family = family;
 	pkt->ip_proto = proto;
-	pkt->buffer = pkt_alloc_buffer(pool, size, deadline);
+	uint32_t waited_us = start ? k_cycle_get_32() - start : 0;
+	if (waited_us >= K_USEC_PER_TICK) {
+		/* What is left of the timeout after the wait for the packet (whole ticks). */
+		k_ticks_t waited = (k_ticks_t)(waited_us / K_USEC_PER_TICK);
+		timeout.ticks = timeout.ticks > waited ? timeout.ticks - waited : 0;
+	}
+	pkt->buffer = pkt_alloc_buffer(pool, size, timeout);
 	if (!pkt->buffer) {
 		LOG_DBG("pkt %p: no buffers for %u bytes", pkt, (unsigned)size);
 		net_pkt_unref(pkt);
@@ -125,6 +144,26 @@ struct net_pkt *net_pkt_rx_alloc_with_buffer(struct net_if *iface, size_t size, 
 					     uint8_t proto, k_timeout_t timeout)
 {
 	return pkt_alloc_with_buffer(&rx_pkt_slab, &rx_bufs, iface, size, family, proto, timeout);
+}
+
+struct net_pkt *net_pkt_shallow_clone(struct net_pkt *pkt, k_timeout_t timeout)
+{
+	struct net_pkt *clone = pkt_alloc(pkt->slab, pkt->iface, timeout);
+	if (!clone)
+		return NULL;
+	clone->buffer = net_buf_ref(pkt->buffer);
+	clone->family = pkt->family;
+	clone->ip_proto = pkt->ip_proto;
+	clone->ip_hdr_len = pkt->ip_hdr_len;
+	clone->ipv4_ttl = pkt->ipv4_ttl;
+	clone->priority = pkt->priority;
+	clone->ll_proto_type = pkt->ll_proto_type;
+	clone->lladdr_src = pkt->lladdr_src;
+	clone->lladdr_dst = pkt->lladdr_dst;
+	clone->timestamp = pkt->timestamp;
+	clone->overwrite = true; /* it may only be read */
+	net_pkt_cursor_init(clone);
+	return clone;
 }
 
 struct net_pkt *net_pkt_rx_clone(struct net_pkt *pkt, k_timeout_t timeout)
@@ -312,6 +351,16 @@ int net_pkt_write_be32(struct net_pkt *pkt, uint32_t v)
 	uint8_t b[4];
 	sys_put_be32(v, b);
 	return net_pkt_write(pkt, b, sizeof(b));
+}
+
+size_t net_pkt_write_window(struct net_pkt *pkt, uint8_t **ptr)
+{
+	struct net_pkt_cursor *c = &pkt->cursor;
+	cursor_update(pkt, true);
+	if (!c->buf || pkt->overwrite)
+		return 0;
+	*ptr = c->pos;
+	return cursor_limit(pkt, true) - (size_t)(c->pos - c->buf->data);
 }
 
 int net_pkt_copy(struct net_pkt *dst, struct net_pkt *src, size_t len)

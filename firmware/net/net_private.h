@@ -36,16 +36,56 @@ int net_ipv4_create(struct net_pkt *pkt, const struct in_addr *src, const struct
 /* Fills in total length, the header checksum and the upper protocol's checksum. */
 int net_ipv4_finalize(struct net_pkt *pkt, uint8_t next_header_proto);
 
+/* The datagram builder (Linux's ip_append_data): a whole IPv4 datagram from a description.
+ * The payload comes through getfrag, which copies len bytes from offset of its source to
+ * `to` and returns their checksum accumulator (csum_partial): the payload is read once,
+ * and the transport checksum is the sum of those pieces, the transport header's and the
+ * pseudo header's. The transport header is given with its checksum field 0. */
+typedef int (*net_ipv4_getfrag_t)(void *from, uint8_t *to, size_t offset, size_t len,
+				  uint32_t *csum);
+#define NET_IPV4_BUILD_NO_CSUM 0xFF /* l4_csum_offset: the protocol has no checksum */
+struct net_ipv4_datagram {
+	struct net_if *iface;
+	const struct in_addr *src, *dst;
+	uint8_t proto;
+	uint8_t priority;
+	uint8_t ttl; /* 0: the interface's */
+	bool pseudo_hdr; /* the checksum covers the IPv4 pseudo header (UDP) */
+	const void *l4_hdr;
+	uint8_t l4_hdr_len;
+	uint8_t l4_csum_offset; /* of the checksum field in the transport header */
+	size_t payload_len;
+	net_ipv4_getfrag_t getfrag;
+	void *from;
+	struct net_context *context;
+};
+/* The finished packet (cursor at its start), or NULL with *err a negative errno. */
+struct net_pkt *net_ipv4_build(const struct net_ipv4_datagram *d, k_timeout_t timeout,
+			       int *err);
+/* getfrag for a payload read from another packet at its cursor (an echo's data). */
+int net_ipv4_getfrag_pkt(void *from, uint8_t *to, size_t offset, size_t len, uint32_t *csum);
+
 /* ---- ICMPv4 (icmpv4.c) ---- */
 struct net_icmp_hdr;
-/* A handler for ICMP type/code (code 0xFF: any code). */
-struct net_icmpv4_handler {
+struct net_icmp_ctx;
+/* What a handler of an ICMP message gets (Zephyr's net_icmp API): the message (its cursor
+ * after the ICMP header; it stays ICMP's), its headers, the handler's data. 0, or a
+ * negative errno (counted as a drop). */
+typedef int (*net_icmp_handler_t)(struct net_icmp_ctx *ctx, struct net_pkt *pkt,
+				  struct net_ipv4_hdr *ip_hdr, struct net_icmp_hdr *icmp_hdr,
+				  void *user_data);
+/* One interest in ICMP messages of type/code (code 0xFF: any code). Every context whose
+ * type and code match sees a message, in the order they were set up. */
+struct net_icmp_ctx {
 	sys_snode_t node;
-	enum net_verdict (*handler)(struct net_pkt *pkt, struct net_ipv4_hdr *ip_hdr,
-				    struct net_icmp_hdr *icmp_hdr);
+	net_icmp_handler_t handler;
+	void *user_data;
+	uint32_t calls;
 	uint8_t type, code;
 };
-void net_icmpv4_register_handler(struct net_icmpv4_handler *h);
+int net_icmp_init_ctx(struct net_icmp_ctx *ctx, uint8_t type, uint8_t code,
+		      net_icmp_handler_t handler, void *user_data);
+int net_icmp_cleanup_ctx(struct net_icmp_ctx *ctx);
 enum net_verdict net_icmpv4_input(struct net_pkt *pkt, struct net_ipv4_hdr *ip_hdr);
 /* Sends an ICMP error (destination unreachable ...) about orig. */
 int net_icmpv4_send_error(struct net_pkt *orig, uint8_t type, uint8_t code);
@@ -80,6 +120,7 @@ typedef enum net_verdict (*net_conn_cb_t)(struct net_conn *conn, struct net_pkt 
 #define NET_CONN_LOCAL_ADDR_SET 0x02u
 #define NET_CONN_REMOTE_PORT_SET 0x04u
 #define NET_CONN_LOCAL_PORT_SET 0x08u
+#define NET_CONN_RAW 0x40u /* a raw handler: copies of every datagram of its protocol */
 #define NET_CONN_IN_USE 0x80u
 struct net_conn {
 	struct sockaddr_in remote, local; /* ports and addresses in network order */
@@ -93,7 +134,14 @@ struct net_conn {
 int net_conn_register(uint8_t proto, const struct sockaddr_in *remote,
 		      const struct sockaddr_in *local, net_conn_cb_t cb, void *user_data,
 		      struct net_conn **handle);
+/* A raw handler for IPv4 protocol proto (local: only datagrams to that address; NULL or
+ * INADDR_ANY: all). Its callback gets copies (proto_hdr NULL) it must free or keep. */
+int net_conn_register_raw(uint8_t proto, const struct sockaddr_in *local, net_conn_cb_t cb,
+			  void *user_data, struct net_conn **handle);
 int net_conn_unregister(struct net_conn *handle);
+/* Gives a copy of pkt (an IPv4 datagram for this host) to every raw handler of proto;
+ * pkt itself is left alone. Returns how many took one. */
+int net_conn_raw_ip_input(struct net_pkt *pkt, struct net_ipv4_hdr *ip_hdr, uint8_t proto);
 /* Hands pkt to the best-matching handler; NET_DROP when none wants it. */
 enum net_verdict net_conn_input(struct net_pkt *pkt, struct net_ipv4_hdr *ip_hdr, uint8_t proto,
 				struct net_udp_hdr *proto_hdr);
@@ -119,24 +167,45 @@ const struct in_addr *net_route_next_hop(const struct net_route *r, const struct
 
 /* ---- ARP (arp.c) ---- */
 void net_arp_init(void);
-enum net_verdict net_arp_input(struct net_pkt *pkt, struct net_eth_hdr *eth_hdr);
+/* An ARP packet (the Ethernet header removed): answers requests for our addresses, learns
+ * senders. Always NET_DROP: the caller frees it. */
+enum net_verdict net_arp_input(struct net_if *iface, uint16_t ptype, struct net_pkt *pkt);
 /* Before an IPv4 packet is sent: finds the link address of the next hop. Returns 0 with
  * *out = pkt (its lladdr_dst is set: send it), *out = an ARP request to send instead (pkt
  * waits in the cache entry for the reply) or *out = NULL (pkt waits, a request is already
  * out). A negative errno when pkt cannot be sent (no route, no room): it stays the
  * caller's. */
 int net_arp_prepare(struct net_pkt *pkt, struct net_pkt **out);
+/* ip sent us an IPv4 datagram from hw: a valid entry for ip at hw counts as confirmed
+ * (its refresh is postponed); nothing else changes. */
+void net_arp_confirm(struct net_if *iface, const struct in_addr *ip,
+		     const struct net_eth_addr *hw);
 /* Announces iface's address (gratuitous ARP), e.g. when the link comes up. */
 void net_arp_announce(struct net_if *iface);
 void net_arp_clear_cache(struct net_if *iface);
 
 /* ---- Ethernet L2 (ethernet.c) ---- */
 void net_eth_l2_init(void);
+/* A network protocol above Ethernet (Zephyr's NET_L3_REGISTER): frames of Ethertype ptype
+ * go to handler, the link header already removed (its addresses stay in the packet's
+ * lladdr fields). The handler's verdict is the frame's: NET_OK consumed, NET_DROP freed by
+ * the caller. */
+struct net_l3_register {
+	sys_snode_t node;
+	const char *name;
+	uint16_t ptype;
+	enum net_verdict (*handler)(struct net_if *iface, uint16_t ptype, struct net_pkt *pkt);
+};
+void net_l3_register(struct net_l3_register *l3);
+
+/* ---- IPv4 set-up (ipv4.c): registers IPv4 with the Ethernet L2 ---- */
+void net_ipv4_init(void);
 
 /* ---- Sockets / contexts (net_context.c) ---- */
 void net_context_init(void);
 struct net_context;
-void net_context_sent(struct net_context *ctx, int status);
+/* pkt (its metadata: it may already be freed by the L2, so a copy) has been sent. */
+void net_context_sent(struct net_context *ctx, int status, const struct net_pkt *pkt);
 
 /* ---- Loopback interface (loopback.c) ---- */
 void net_loopback_init(void);

@@ -147,8 +147,9 @@ static int ecm_out_start(void)
 	return 0;
 }
 
-/* A frame from the host: into a network packet for the RX thread. */
-static void ecm_frame_received(const uint8_t *frame, size_t len)
+/* A frame from the host: into a network packet for the RX thread. Its time of reception is
+ * the controller's (the transfer's last packet), not this thread's. */
+static void ecm_frame_received(const uint8_t *frame, size_t len, uint32_t timestamp)
 {
 	if (len < NET_ETH_HDR_LEN) {
 		if (len)
@@ -162,6 +163,7 @@ static void ecm_frame_received(const uint8_t *frame, size_t len)
 		ecm.stats.rx_no_buffer++;
 		return;
 	}
+	pkt->timestamp = timestamp;
 	if (net_pkt_write(pkt, frame, len) || net_recv_data(&ecm.iface, pkt) < 0) {
 		ecm.stats.rx_errors++;
 		net_pkt_unref(pkt);
@@ -177,7 +179,7 @@ static void ecm_out_done(struct net_buf *buf, int err)
 	if (err == -EOVERFLOW)
 		ecm.stats.rx_errors++;
 	else if (!err)
-		ecm_frame_received(buf->data, buf->len);
+		ecm_frame_received(buf->data, buf->len, udc_get_buf_info(buf)->timestamp);
 	usbd_ep_buf_free(buf);
 	/* Keep transfers queued while the data interface is up. */
 	while (ecm.data_alt == 1 && ecm.rx_queued < ECM_RX_QUEUED)

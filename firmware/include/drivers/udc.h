@@ -36,6 +36,8 @@ struct udc_buf_info {
 			     * the packet size */
 	int16_t err;        /* 0, -ECONNRESET (bus reset), -ECONNABORTED (dequeued), -EOVERFLOW */
 	uint16_t size;      /* OUT: bytes expected at most (ends early at a short packet) */
+	uint32_t timestamp; /* k_cycle_get_32() when the controller finished it (the last
+			     * packet's interrupt) */
 };
 
 static inline struct udc_buf_info *udc_get_buf_info(const struct net_buf *buf)

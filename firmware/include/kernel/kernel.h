@@ -59,6 +59,8 @@ static inline bool sys_timepoint_expired(k_timepoint_t tp)
 
 /* The free-running 1 MHz hardware counter (wraps every 71 minutes). */
 uint32_t k_cycle_get_32(void);
+/* The same counter in full (64 bits: never wraps). */
+uint64_t k_cycle_get_64(void);
 #define K_CYCLES_PER_USEC 1
 
 /* Ticks since boot (64-bit: never wraps in practice). */
@@ -96,6 +98,13 @@ void irq_priority_set(unsigned irq, unsigned prio);
 /* True in an exception handler. */
 bool k_is_in_isr(void);
 
+/* An interrupt line's statistics: handler runs, and their time in microseconds (interrupts
+ * nested in them included). */
+struct k_irq_stats {
+	uint32_t count, time_us, max_us;
+};
+void k_irq_stats_get(unsigned irq, struct k_irq_stats *s);
+
 /* ---- Timeouts (internal objects, embedded in threads and delayable work) ---- */
 struct _timeout;
 typedef void (*_timeout_func_t)(struct _timeout *t);
@@ -132,6 +141,7 @@ struct k_thread {
 	size_t stack_size;
 	struct k_thread *next_thread; /* all threads, for statistics */
 	uint32_t switches_in;
+	uint32_t sp_min;   /* the lowest stack pointer it was switched out with */
 	uint64_t usage_us; /* time spent running (runtime statistics) */
 	int errno_var; /* the socket layer's per-thread errno */
 };
@@ -159,6 +169,9 @@ void k_thread_foreach(void (*fn)(const struct k_thread *t, void *ctx), void *ctx
 /* CPU load in permille since the previous call (the idle thread's sleep is the idle
  * time); the first call measures from boot. */
 uint32_t k_cpu_load_permille(void);
+/* Bytes of its stack the thread had in use, at most, when it was switched out (a sample:
+ * deeper calls between switches go unseen; the stack sentinel catches an overflow). */
+size_t k_thread_stack_used(const struct k_thread *t);
 /* Microseconds the thread has run, and the total since the kernel started. */
 uint64_t k_thread_runtime_us(const struct k_thread *t);
 uint64_t k_runtime_total_us(void);

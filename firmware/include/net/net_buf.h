@@ -46,7 +46,7 @@ struct net_buf {
 	};
 	uint8_t ref;
 	uint8_t flags;
-	uint8_t user_data[8] __aligned(4); /* the owner's (the USB stack keeps transfer state) */
+	uint8_t user_data[12] __aligned(4); /* the owner's (the USB stack keeps transfer state) */
 };
 
 /* Where a pool's data comes from: a fixed slice per buffer, or variable-size runs of

@@ -49,6 +49,10 @@ struct net_l2 {
 	 * its reference); NET_DROP: not sent. */
 	enum net_verdict (*send)(struct net_if *iface, struct net_pkt *pkt);
 	uint16_t (*reserve)(struct net_if *iface);
+	/* Optional: a neighbour at IPv4 address ip sent us something from link address ll
+	 * (reachability news for the link layer's address cache). */
+	void (*reachable)(struct net_if *iface, const struct in_addr *ip,
+			  const struct net_linkaddr *ll);
 };
 
 #define NET_IF_MAX 2 /* the USB interface and the loopback */
@@ -85,6 +89,7 @@ struct net_if_ipv4 {
 
 struct net_if {
 	const char *name;
+	struct k_mutex lock; /* its configuration (addresses, groups) against concurrent use */
 	const struct net_if_api *api;
 	const struct net_l2 *l2;
 	void *dev_data;
@@ -104,6 +109,8 @@ struct net_if *net_if_get_default(void);
 void net_if_foreach(void (*fn)(struct net_if *iface, void *ctx), void *ctx);
 int net_if_count(void);
 struct net_if *net_if_get(int index);
+/* iface's place in the table (0-based; socket interface indices are this plus 1), or -1. */
+int net_if_get_index(const struct net_if *iface);
 
 void net_if_up(struct net_if *iface);
 void net_if_down(struct net_if *iface);

@@ -12,6 +12,7 @@
 
 #define SOCK_STREAM 1
 #define SOCK_DGRAM 2
+#define SOCK_RAW 3
 
 enum net_ip_protocol {
 	IPPROTO_IP = 0,
@@ -42,6 +43,12 @@ struct sockaddr_in {
 	uint16_t sin_port; /* network byte order */
 	struct in_addr sin_addr;
 	uint8_t sin_zero[8];
+};
+
+/* A piece of a message (sendmsg / recvmsg gather and scatter). */
+struct iovec {
+	void *iov_base;
+	size_t iov_len;
 };
 
 #define INADDR_ANY 0u

@@ -43,9 +43,12 @@ struct net_pkt {
 	uint8_t overwrite : 1; /* writes replace data instead of appending */
 	uint8_t is_rx : 1;
 	uint8_t forwarding : 1;
+	uint8_t tx_timestamp : 1; /* its context wants to hear when it has been sent */
 	uint16_t appdata_offset; /* where the payload starts, for sockets */
 	uint16_t appdata_len;
 	uint32_t timestamp;      /* k_cycle_get_32() at reception or creation */
+	uint32_t queued_us;      /* when it entered its traffic class queue */
+	uint32_t tskey;          /* its number among the context's timestamped datagrams */
 	uint16_t stats_tick[NET_STATS_TIME_STAGES]; /* us since timestamp at each stage */
 	uint8_t stats_tick_count;
 };
@@ -72,6 +75,11 @@ struct net_pkt *net_pkt_alloc_with_buffer(struct net_if *iface, size_t size, uin
 /* The same from the receive pools, for exactly size bytes (no header room). */
 struct net_pkt *net_pkt_rx_alloc_with_buffer(struct net_if *iface, size_t size, uint8_t family,
 					     uint8_t proto, k_timeout_t timeout);
+/* A second packet over the same data (Zephyr's net_pkt_shallow_clone): new metadata and
+ * cursor, the fragment chain shared (one more reference on it). Neither packet may change
+ * the data or the chain afterwards; the chain goes back to the pool with the last of them.
+ * NULL when no packet was free within timeout. */
+struct net_pkt *net_pkt_shallow_clone(struct net_pkt *pkt, k_timeout_t timeout);
 /* A copy of pkt (data and metadata) from the receive pools, for another interface. */
 struct net_pkt *net_pkt_rx_clone(struct net_pkt *pkt, k_timeout_t timeout);
 /* A bare fragment for pkt's direction (headers added in front of a packet). */
@@ -119,6 +127,9 @@ int net_pkt_write_u8(struct net_pkt *pkt, uint8_t v);
 int net_pkt_write_be16(struct net_pkt *pkt, uint16_t v);
 int net_pkt_write_be32(struct net_pkt *pkt, uint32_t v);
 int net_pkt_memset(struct net_pkt *pkt, int byte, size_t len);
+/* Appending: the contiguous room at the cursor (its fragment's tail), for the caller to
+ * fill and then claim with net_pkt_skip. Returns how many bytes, 0 when there is none. */
+size_t net_pkt_write_window(struct net_pkt *pkt, uint8_t **ptr);
 /* Copies len bytes from src's cursor to dst's cursor (both advance). */
 int net_pkt_copy(struct net_pkt *dst, struct net_pkt *src, size_t len);
 

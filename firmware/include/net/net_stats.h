@@ -7,6 +7,7 @@
 
 struct net_stats_ip {
 	uint32_t recv, sent, forwarded, drop;
+	uint32_t raw_drop; /* copies raw sockets did not get (no packet free) */
 };
 
 struct net_stats_ip_errors {
@@ -18,10 +19,18 @@ struct net_stats_ip_errors {
 	uint32_t protoerr; /* unknown protocol */
 	uint32_t ttlerr;
 	uint32_t addrerr;  /* not for us */
+	uint32_t martian; /* a source no host may use */
+	uint32_t rpferr;  /* no route back through the interface it came in on */
+	uint32_t opterr;  /* malformed options */
 };
+
+/* ICMP message types 0 .. 18 counted one by one (RFC 2011's icmpInEchos, icmpOutEchoReps
+ * ...; Linux's IcmpMsg InTypeN / OutTypeN). */
+#define NET_STATS_ICMP_TYPES 19
 
 struct net_stats_icmp {
 	uint32_t recv, sent, drop, typeerr, chkerr, ratelimited;
+	uint32_t in_types[NET_STATS_ICMP_TYPES], out_types[NET_STATS_ICMP_TYPES];
 };
 
 struct net_stats_udp {
@@ -30,6 +39,7 @@ struct net_stats_udp {
 
 struct net_stats_arp {
 	uint32_t recv, sent, drop, req_sent, reply_sent, cache_miss, pending_drop;
+	uint32_t confirmed; /* entries confirmed by traffic from their owner */
 };
 
 /* Frame sizes as RMON counts them (RFC 2819 etherStatsPkts64Octets ...): up to 64, 65-127,
@@ -47,7 +57,12 @@ struct net_stats_eth {
 	uint32_t rx_pkts, tx_pkts, rx_bytes, tx_bytes;
 	uint32_t rx_sizes[NET_STATS_ETH_SIZE_BUCKETS], tx_sizes[NET_STATS_ETH_SIZE_BUCKETS];
 	uint32_t rx_broadcast, rx_multicast, rx_filtered, rx_unknown_type, rx_short;
-	uint32_t tx_errors;
+	uint32_t tx_broadcast, tx_multicast, tx_errors;
+};
+
+/* Packets the packet filter's rules dropped, by hook. */
+struct net_stats_pkt_filter {
+	uint32_t drop_recv, drop_ipv4, drop_send;
 };
 
 struct net_stats_bytes {
@@ -69,6 +84,7 @@ struct net_stats_time {
 
 struct net_stats {
 	uint32_t processing_error;
+	uint32_t tx_queue_full; /* packets refused by a full TX traffic class queue */
 	struct net_stats_bytes bytes;
 	struct net_stats_eth eth;
 	struct net_stats_arp arp;
@@ -77,6 +93,7 @@ struct net_stats {
 	struct net_stats_icmp icmp;
 	struct net_stats_udp udp;
 	struct net_stats_igmp igmp;
+	struct net_stats_pkt_filter pkt_filter;
 	struct net_stats_time rx_time, tx_time;
 };
 

@@ -236,6 +236,7 @@ static inline void hw_write_masked(uint32_t addr, uint32_t value, uint32_t mask)
 
 /* Endpoint control word */
 #define USB_EP_CTRL_ENABLE BIT32(31)
+#define USB_EP_CTRL_DOUBLE_BUFFERED BIT32(30)
 #define USB_EP_CTRL_INTERRUPT_PER_BUFF BIT32(29)
 #define USB_EP_CTRL_TYPE_SHIFT 26
 
