@@ -12,7 +12,8 @@
 static const char usage[] =
 	"usage: xipbench plan --elf ELF [--map MAP] [--samples FILE] [--trace FILE]\n"
 	"                     --strategy hot|colour|sram|names [--sram-budget BYTES]\n"
-	"                     [--pad-budget BYTES] [--target NAME] --out DIR [--json]\n"
+	"                     [--sram-libraries LIB,...] [--pad-budget BYTES]\n"
+	"                     [--target NAME] --out DIR [--json]\n"
 	"\n"
 	"Plans a layout of the image's functions and writes it to DIR: layout.txt, addresses.txt\n"
 	"(every function's predicted address), the GNU ld fragments (xipbench_hot.ld, xipbench_ramfunc.ld), the Zephyr files and names.txt.\n"
@@ -27,7 +28,10 @@ static const char usage[] =
 	"                       colour: each hot function padded to a start set\n"
 	"                       sram: densest functions to SRAM within --sram-budget, rest coloured\n"
 	"                       names: only the SRAM name list, no colouring\n"
-	"  --sram-budget BYTES  SRAM for functions (default 12288)\n"
+	"  --sram-budget BYTES  SRAM for functions and their veneers (default 12288)\n"
+	"  --sram-libraries L   sram/names: every function of the libraries L (comma-separated\n"
+	"                       names as `info` lists them, e.g. net,usb) to SRAM instead of the\n"
+	"                       densest ones; the budget does not apply\n"
 	"  --pad-budget BYTES   colouring padding (default 32768)\n"
 	"  --target NAME        target name or file (default rp2040)\n"
 	"  --out DIR            where to write the layout (created)\n"
@@ -35,7 +39,8 @@ static const char usage[] =
 
 static int run_plan(int argc, char **argv)
 {
-	enum { O_ELF = 1, O_MAP, O_SAMPLES, O_TRACE, O_STRATEGY, O_SRAM, O_PAD, O_TARGET, O_OUT, O_JSON };
+	enum { O_ELF = 1, O_MAP, O_SAMPLES, O_TRACE, O_STRATEGY, O_SRAM, O_LIBS, O_PAD, O_TARGET,
+	       O_OUT, O_JSON };
 	static const struct option opts[] = {
 		{"elf", required_argument, 0, O_ELF},
 		{"map", required_argument, 0, O_MAP},
@@ -43,6 +48,7 @@ static int run_plan(int argc, char **argv)
 		{"trace", required_argument, 0, O_TRACE},
 		{"strategy", required_argument, 0, O_STRATEGY},
 		{"sram-budget", required_argument, 0, O_SRAM},
+		{"sram-libraries", required_argument, 0, O_LIBS},
 		{"pad-budget", required_argument, 0, O_PAD},
 		{"target", required_argument, 0, O_TARGET},
 		{"out", required_argument, 0, O_OUT},
@@ -50,7 +56,7 @@ static int run_plan(int argc, char **argv)
 		{0, 0, 0, 0},
 	};
 	cli_load_opts lo = {.need_map = 1};
-	const char *samples = NULL, *trace = NULL, *strategy = NULL, *out = NULL;
+	const char *samples = NULL, *trace = NULL, *strategy = NULL, *out = NULL, *libs = NULL;
 	uint64_t sram_budget = 12288, pad_budget = 32768;
 	int json = 0, c;
 	optind = 1;
@@ -65,6 +71,13 @@ static int run_plan(int argc, char **argv)
 		case O_SRAM:
 			if (xb_parse_u64(optarg, &sram_budget) != 0 || sram_budget > UINT32_MAX)
 				return cli_usage_error("plan", "bad --sram-budget '%s'", optarg);
+			break;
+		case O_LIBS:
+			if (!*optarg || strchr(",", optarg[0]) || optarg[strlen(optarg) - 1] == ',' ||
+			    strstr(optarg, ",,"))
+				return cli_usage_error("plan", "bad --sram-libraries '%s' (names separated "
+						       "by commas)", optarg);
+			libs = optarg;
 			break;
 		case O_PAD:
 			if (xb_parse_u64(optarg, &pad_budget) != 0 || pad_budget > UINT32_MAX)
@@ -85,13 +98,15 @@ static int run_plan(int argc, char **argv)
 		return cli_usage_error("plan", "unknown strategy '%s' (hot, colour, sram, names)", strategy);
 	if (!samples && !trace)
 		return cli_usage_error("plan", "give PC samples (--samples) or a trace (--trace)");
+	if (libs && pl != &plan_sram && pl != &plan_names)
+		return cli_usage_error("plan", "--sram-libraries goes with --strategy sram or names");
 
 	xb_target tg;
 	xb_image img;
 	if (cli_load("plan", &lo, &tg, &img) != 0)
 		return XB_EXIT_FAIL;
 	xb_plan_input in = {.img = &img, .tg = &tg, .sram_budget = (uint32_t)sram_budget,
-			    .pad_budget = (uint32_t)pad_budget};
+			    .pad_budget = (uint32_t)pad_budget, .sram_libraries = libs};
 	cli_inputs ci;
 	if (cli_inputs_load("plan", samples, trace, &img, &tg, &ci, &in) != 0) {
 		image_free(&img);
@@ -107,21 +122,7 @@ static int run_plan(int argc, char **argv)
 		cli_fail("plan", "%s", err.msg);
 		goto done;
 	}
-	if (xb_mkdirs(out, &err) != 0 || snippet_write_all(&img, &tg, &l, out, &err) != 0) {
-		cli_fail("plan", "%s", err.msg);
-		goto done;
-	}
-	char *lpath = xasprintf("%s/layout.txt", out);
-	char *apath = xasprintf("%s/addresses.txt", out);
-	xb_placement pl_addr;
-	int wrc = layout_write_file(&l, &img, lpath, &err);
-	if (wrc == 0 && (wrc = layout_place(&img, &tg, &l, &pl_addr, &err)) == 0) {
-		wrc = placement_write_addresses(&img, &pl_addr, apath, &err);
-		placement_free(&pl_addr);
-	}
-	free(lpath);
-	free(apath);
-	if (wrc != 0) {
+	if (cli_plan_write(&in, &l, out, &err) != 0) {
 		cli_fail("plan", "%s", err.msg);
 		goto done;
 	}

@@ -9,7 +9,6 @@
 #include <unistd.h>
 
 #include "../core/layout.h"
-#include "../core/snippet.h"
 #include "cli.h"
 #include "experiment.h"
 #include "load.h"
@@ -67,24 +66,6 @@ int exp_make(const char *fwdir, const char *const *args, const char *log, xb_err
 	return 0;
 }
 
-int cli_plan_write(const xb_image *img, const xb_target *tg, const xb_layout *l, const char *out,
-		   xb_err *err)
-{
-	if (xb_mkdirs(out, err) != 0 || snippet_write_all(img, tg, l, out, err) != 0)
-		return -1;
-	char *lpath = xasprintf("%s/layout.txt", out);
-	char *apath = xasprintf("%s/addresses.txt", out);
-	xb_placement pl;
-	int rc = layout_write_file(l, img, lpath, err);
-	if (rc == 0 && (rc = layout_place(img, tg, l, &pl, err)) == 0) {
-		rc = placement_write_addresses(img, &pl, apath, err);
-		placement_free(&pl);
-	}
-	free(lpath);
-	free(apath);
-	return rc;
-}
-
 /* Loads elf and its map as plan does. */
 static int load_image(const char *elf, const xb_target *tg, xb_image *img, xb_err *err)
 {
@@ -105,7 +86,7 @@ int exp_plan(const xb_target *tg, exp_plan_req *req, xb_err *err)
 		return -1;
 	int rc = -1;
 	xb_plan_input in = {.img = &img, .tg = tg, .sram_budget = req->sram_budget,
-			    .pad_budget = req->pad_budget};
+			    .pad_budget = req->pad_budget, .sram_libraries = req->sram_libs};
 	cli_inputs ci, cp;
 	memset(&cp, 0, sizeof cp);
 	if (cli_inputs_load("experiment", req->samples, req->trace, &img, tg, &ci, &in) != 0) {
@@ -116,7 +97,7 @@ int exp_plan(const xb_target *tg, exp_plan_req *req, xb_err *err)
 	layout_init(&l);
 	if (pl->plan(&in, &l, err) != 0)
 		goto done;
-	if (cli_plan_write(&img, tg, &l, req->dir, err) != 0)
+	if (cli_plan_write(&in, &l, req->dir, err) != 0)
 		goto done;
 	xb_plan_input pin = in;
 	if (req->predict_trace && strcmp(req->predict_trace, req->trace ? req->trace : "") != 0) {

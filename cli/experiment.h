@@ -78,12 +78,6 @@ typedef struct exp_plan_req {
 	xb_prediction pred;
 } exp_plan_req;
 int exp_plan(const xb_target *tg, exp_plan_req *req, xb_err *err);
-/* Writes a planned layout to out (created): layout.txt, addresses.txt and the linker
- * fragments (what `plan --out` writes). */
-struct xb_image;
-struct xb_layout;
-int cli_plan_write(const struct xb_image *img, const xb_target *tg, const struct xb_layout *l,
-		   const char *out, xb_err *err);
 /* The stock layout's prediction from a trace (the measured workload). */
 int exp_predict_stock(const xb_target *tg, const char *elf, const char *trace,
 		      xb_prediction *out, xb_err *err);

@@ -2,8 +2,10 @@
 #include "report.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "../core/snippet.h"
 #include "../core/util.h"
 #include "cli.h"
 
@@ -29,6 +31,8 @@ int cli_report_predict(cli_report *r, const xb_plan_input *in, const xb_layout *
 	layout_free(&stock);
 	if (rc == 0)
 		cli_report_count(r, l);
+	r->img = in->img;
+	r->l = l;
 	return rc;
 }
 
@@ -87,8 +91,21 @@ void cli_report_print(const cli_report *r, int json, FILE *f)
 		fprintf(f, "  \"sets_over_ways\": %u,\n  \"stock_sets_over_ways\": %u,\n",
 			p->sets_over_ways, s->sets_over_ways);
 		json_num(f, "conflict_score", p->conflict_score, 0);
-		json_num(f, "stock_conflict_score", s->conflict_score, 1);
-		fputs("}\n", f);
+		json_num(f, "stock_conflict_score", s->conflict_score, 0);
+		fputs("  \"veneers\": ", f);
+		fprintf(f, "{\"flash_bytes\": %u, \"ram_bytes\": %u},\n", p->veneer_bytes_flash,
+			p->veneer_bytes_ram);
+		fputs("  \"sram_refused\": [", f);
+		for (size_t i = 0; r->l && i < r->l->nrefused; i++) {
+			char *q = image_qualified_name(r->img, &r->img->funcs[r->l->refused[i].func]);
+			fputs(i ? ", {\"function\": " : "{\"function\": ", f);
+			xb_json_string(f, q);
+			fputs(", \"reason\": ", f);
+			xb_json_string(f, r->l->refused[i].why);
+			fputs("}", f);
+			free(q);
+		}
+		fputs("]\n}\n", f);
 		return;
 	}
 	fprintf(f, "layout %s for %s (%s)\n", r->strategy ? r->strategy : "?", r->elf,
@@ -106,6 +123,14 @@ void cli_report_print(const cli_report *r, int json, FILE *f)
 			(long long)p->conflict);
 	fprintf(f, "  %-28s %u (stock %u)\n", "sets over ways", p->sets_over_ways,
 		s->sets_over_ways);
+	if (p->veneer_bytes_flash || p->veneer_bytes_ram)
+		fprintf(f, "  %-28s %u bytes in flash, %u in SRAM (calls between flash and SRAM)\n",
+			"veneers", p->veneer_bytes_flash, p->veneer_bytes_ram);
+	for (size_t i = 0; r->l && i < r->l->nrefused; i++) {
+		char *q = image_qualified_name(r->img, &r->img->funcs[r->l->refused[i].func]);
+		fprintf(f, "  %-28s %s: %s\n", i ? "" : "left in flash", q, r->l->refused[i].why);
+		free(q);
+	}
 	if (!isnan(p->conflict_score))
 		fprintf(f, "  %-28s %.1f (stock %.1f; %s)\n", "conflict score", p->conflict_score,
 			s->conflict_score, "model: heat of often-executed lines in overfull sets");
@@ -118,6 +143,12 @@ int cli_inputs_load(const char *cmd, const char *samples, const char *trace, con
 	memset(ci, 0, sizeof *ci);
 	samples_init(&ci->samples);
 	trace_init(&ci->trace);
+	calls_init(&ci->calls);
+	if (img->path && calls_load_elf(&ci->calls, img->path, &err) != 0) {
+		cli_inputs_free(ci);
+		return cli_fail(cmd, "%s", err.msg), -1;
+	}
+	in->calls = &ci->calls;
 	if (samples) {
 		if (samples_read_file(&ci->samples, samples, &err) != 0) {
 			cli_inputs_free(ci);
@@ -144,5 +175,23 @@ void cli_inputs_free(cli_inputs *ci)
 		profile_free(&ci->prof);
 	samples_free(&ci->samples);
 	trace_free(&ci->trace);
+	calls_free(&ci->calls);
 	memset(ci, 0, sizeof *ci);
+}
+
+int cli_plan_write(const xb_plan_input *in, const xb_layout *l, const char *out, xb_err *err)
+{
+	if (xb_mkdirs(out, err) != 0 || snippet_write_all(in->img, in->tg, l, out, err) != 0)
+		return -1;
+	char *lpath = xasprintf("%s/layout.txt", out);
+	char *apath = xasprintf("%s/addresses.txt", out);
+	xb_placement pl;
+	int rc = layout_write_file(l, in->img, lpath, err);
+	if (rc == 0 && (rc = plan_place(in, l, &pl, err)) == 0) {
+		rc = placement_write_addresses(in->img, &pl, apath, err);
+		placement_free(&pl);
+	}
+	free(lpath);
+	free(apath);
+	return rc;
 }

@@ -95,8 +95,9 @@ int image_load_groups(xb_image *img, const char *groups_path, xb_err *err);
  * map names (paths are tried as written, then relative to the map's folder and to its
  * parent, where Zephyr's paths start; thin archives count as missing). Sections whose
  * object cannot be read get an alignment inferred from where the linker put them (the
- * smallest power of two >= tg->code_align consistent with the placement) and are marked
- * not known. Never fails for a missing object; fails for an unreadable corrupt one. */
+ * smallest power of two >= tg->code_align consistent with the placement, and at least 4
+ * when the ELF's $d mapping symbols show a literal pool inside) and are marked not
+ * known. Never fails for a missing object; fails for an unreadable corrupt one. */
 int image_resolve_alignments(xb_image *img, const xb_target *tg, xb_err *err);
 
 void image_free(xb_image *img);

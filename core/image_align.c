@@ -1,5 +1,6 @@
 /* image_align: input-section alignments, read from the objects or inferred from placement. */
 #include "image.h"
+#include "layout_calls.h"
 
 #include <errno.h>
 #include <gelf.h>
@@ -202,6 +203,18 @@ static uint32_t infer_align(uint64_t prev_end, uint64_t addr, uint32_t base)
 	return a;
 }
 
+/* Whether [addr, addr + size) holds a literal pool: data that starts on a 4-byte boundary
+ * after the section's start. The assembler aligns such a pool with `.align 2`, which makes
+ * the whole section 4-byte aligned. */
+static bool holds_literal_pool(const uint32_t *marks, size_t n, uint64_t addr, uint64_t size)
+{
+	size_t lo = sorted_lower_bound(marks, n, sizeof *marks, (uint32_t)addr + 1);
+	for (; lo < n && marks[lo] < addr + size; lo++)
+		if (!(marks[lo] & 3))
+			return true;
+	return false;
+}
+
 int image_resolve_alignments(xb_image *img, const xb_target *tg, xb_err *err)
 {
 	if (!img->has_map)
@@ -215,6 +228,11 @@ int image_resolve_alignments(xb_image *img, const xb_target *tg, xb_err *err)
 	uint32_t *align = xcalloc(m->ninputs + 1, sizeof *align);
 	bool *known = xcalloc(m->ninputs + 1, sizeof *known);
 	obj_cache cache = {0};
+	/* the image's data marks, for sections whose object is gone (LTO partitions) */
+	xb_code code;
+	xb_err ignored;
+	if (!img->path || calls_load_elf(&code, img->path, &ignored) != 0)
+		calls_init(&code);
 	int prev_out = -1;
 	uint64_t prev_end = 0;
 	for (size_t i = 0; i < m->ninputs; i++) {
@@ -231,6 +249,7 @@ int image_resolve_alignments(xb_image *img, const xb_target *tg, xb_err *err)
 			obj_file *f = open_cached(&cache, key, m, in->line, err);
 			if (!f) {
 				free_cache(&cache);
+				calls_free(&code);
 				free(align);
 				free(known);
 				return -1;
@@ -243,10 +262,14 @@ int image_resolve_alignments(xb_image *img, const xb_target *tg, xb_err *err)
 			known[i] = true;
 		} else {
 			align[i] = infer_align(prev_end, in->addr, base);
+			if (align[i] < 4 && !(in->addr & 3) &&
+			    holds_literal_pool(code.data, code.ndata, in->addr, in->size))
+				align[i] = 4;
 		}
 		prev_end = in->addr + in->size;
 	}
 	free_cache(&cache);
+	calls_free(&code);
 	free(img->input_align);
 	free(img->input_align_known);
 	img->input_align = align;

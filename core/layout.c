@@ -16,6 +16,7 @@ void layout_init(xb_layout *l)
 void layout_free(xb_layout *l)
 {
 	free(l->e);
+	free(l->refused);
 	memset(l, 0, sizeof *l);
 }
 
@@ -45,6 +46,11 @@ int layout_write_file(const xb_layout *l, const xb_image *img, const char *path,
 		  img->path ? img->path : "?");
 	sb_puts(&sb, "# hot NAME | colour NAME WAY_OFFSET | sram NAME, in placement order\n");
 	sb_printf(&sb, "strategy %s\n", l->strategy);
+	for (size_t i = 0; i < l->nrefused; i++) {
+		char *q = image_qualified_name(img, &img->funcs[l->refused[i].func]);
+		sb_printf(&sb, "# left in flash: %s: %s\n", q, l->refused[i].why);
+		free(q);
+	}
 	for (size_t i = 0; i < l->n; i++) {
 		const xb_layout_entry *e = &l->e[i];
 		if (e->func < 0 || (size_t)e->func >= img->nfuncs)
@@ -191,14 +197,22 @@ static uint32_t barrier_align(uint32_t prev_end, uint32_t addr, uint32_t align)
 	return 0;
 }
 
+/* GNU ld aligns a stub section of Thumb long-branch veneers to 4 bytes. */
+#define STUB_ALIGN 4u
+
 typedef struct place_ctx {
 	const xb_image *img;
 	const xb_target *tg;
 	int8_t *moved;          /* per map input: 1 if a layout entry moves it */
+	int8_t *is_code;        /* per map input: holds a function */
 	uint32_t *new_in;       /* per map input: new address */
 	uint32_t way_mask;
 	uint32_t pad_total;
 	uint32_t *out_size;     /* per map output: size after the layout */
+	uint32_t *out_at;       /* per map output: address after the layout */
+	uint32_t *out_load;     /* per map output: load address after the layout */
+	uint32_t *stub_size;    /* per map output: bytes of veneers in its stub section */
+	uint32_t *stub_at;      /* per map output: where its stub section went */
 } place_ctx;
 
 static const xb_section *elf_section_named(const xb_image *img, const char *name)
@@ -258,6 +272,21 @@ static size_t region_outputs(const place_ctx *c, enum xb_region_kind region, reg
 	return n;
 }
 
+/* The output of a region that holds the insertion point at (-1 if none). */
+static int output_holding(const place_ctx *c, enum xb_region_kind region, uint32_t at)
+{
+	const xb_map *m = &c->img->map;
+	region_out *outs = xmalloc((m->noutputs + 1) * sizeof *outs);
+	size_t nouts = region_outputs(c, region, outs);
+	int found = -1;
+	for (size_t k = 0; k < nouts && found < 0; k++)
+		if (!outs[k].load_image && at >= outs[k].at &&
+		    at <= outs[k].at + m->outputs[outs[k].out].size)
+			found = outs[k].out;
+	free(outs);
+	return found;
+}
+
 static int input_addr_cmp(const void *a, const void *b, void *arg)
 {
 	const xb_map *m = arg;
@@ -267,11 +296,37 @@ static int input_addr_cmp(const void *a, const void *b, void *arg)
 	return *(const int *)a - *(const int *)b;
 }
 
+static uint32_t place_stub(place_ctx *c, int out, uint32_t cur)
+{
+	cur = align_up(cur, STUB_ALIGN);
+	c->stub_at[out] = cur;
+	return cur + c->stub_size[out];
+}
+
+/* The input a stub section follows: the last input holding code in the new order (the
+ * remaining inputs, then the block); -2 for "where the block starts" when neither holds
+ * code; -1 when the output has no stub section. */
+static int stub_follows(const place_ctx *c, int out, const int *ins, size_t n,
+			uint32_t insert_at, const int *block, size_t nblock)
+{
+	if (!c->stub_size[out])
+		return -1;
+	const xb_map *m = &c->img->map;
+	for (size_t k = n; k-- > 0;)
+		if (m->inputs[ins[k]].addr >= insert_at && !c->moved[ins[k]] && c->is_code[ins[k]])
+			return ins[k];
+	for (size_t k = nblock; k-- > 0;)
+		if (c->is_code[block[k]])
+			return block[k];
+	return -2;
+}
+
 /* Lays out one output section that starts `shift` bytes from where it was: inputs before
  * the insertion point keep their place (shifted), then the block of listed inputs (with
  * colouring padding), then the remaining inputs in their original order with their own
- * alignment and the script's alignment barriers inferred from the original gaps.
- * Returns the new end of the section. */
+ * alignment and the script's alignment barriers inferred from the original gaps; the stub
+ * section of veneers after the last input holding code. Returns the new end of the
+ * section. */
 static uint32_t relayout_output(place_ctx *c, int out, uint32_t shift, uint32_t insert_at,
 				const int *block, const uint32_t *block_off, size_t nblock,
 				uint32_t *block_start, uint32_t *block_end)
@@ -284,6 +339,7 @@ static uint32_t relayout_output(place_ctx *c, int out, uint32_t shift, uint32_t 
 		if (m->inputs[i].out_section == out)
 			ins[n++] = (int)i;
 	qsort_r(ins, n, sizeof *ins, input_addr_cmp, (void *)m);
+	int stub = stub_follows(c, out, ins, n, insert_at, block, nblock);
 
 	uint32_t last_orig_end = (uint32_t)o->addr;
 	for (size_t k = 0; k < n; k++) {
@@ -292,8 +348,12 @@ static uint32_t relayout_output(place_ctx *c, int out, uint32_t shift, uint32_t 
 			c->new_in[ins[k]] = (uint32_t)in->addr + shift;
 	}
 	uint32_t cur = insert_at + shift;
+	if (stub == -2)
+		cur = place_stub(c, out, cur);
 	if (block_start)
 		*block_start = cur;
+	if (block_end)
+		*block_end = cur;
 	for (size_t k = 0; k < nblock; k++) {
 		int i = block[k];
 		if (block_off && block_off[k] != NO_OFFSET) {
@@ -304,9 +364,11 @@ static uint32_t relayout_output(place_ctx *c, int out, uint32_t shift, uint32_t 
 		cur = align_up(cur, c->img->input_align[i]);
 		c->new_in[i] = cur;
 		cur += (uint32_t)m->inputs[i].size;
+		if (block_end)
+			*block_end = cur;
+		if (i == stub)
+			cur = place_stub(c, out, cur);
 	}
-	if (block_end)
-		*block_end = cur;
 	uint32_t prev_orig_end = insert_at;
 	for (size_t k = 0; k < n; k++) {
 		int i = ins[k];
@@ -327,6 +389,8 @@ static uint32_t relayout_output(place_ctx *c, int out, uint32_t shift, uint32_t 
 			}
 			c->new_in[i] = cur;
 			cur += (uint32_t)in->size;
+			if (i == stub)
+				cur = place_stub(c, out, cur);
 		}
 		prev_orig_end = end;
 		last_orig_end = end;
@@ -350,7 +414,7 @@ static int relayout_region(place_ctx *c, enum xb_region_kind region, uint32_t in
 	const xb_map *m = &c->img->map;
 	region_out *outs = xmalloc((m->noutputs + 1) * sizeof *outs);
 	size_t nouts = region_outputs(c, region, outs);
-	int placed_block = !have_insert;
+	int holder = have_insert ? output_holding(c, region, insert_at) : -1;
 	uint32_t prev_orig_end = 0, prev_new_end = 0;
 	for (size_t k = 0; k < nouts; k++) {
 		const xb_map_output *o = &m->outputs[outs[k].out];
@@ -364,22 +428,23 @@ static int relayout_region(place_ctx *c, enum xb_region_kind region, uint32_t in
 		if (outs[k].load_image) {
 			/* its contents were laid out with the region it runs in */
 			new_end = new_start + c->out_size[outs[k].out];
-		} else if (have_insert && !placed_block && insert_at >= start &&
-			   insert_at <= start + o->size) {
-			new_end = relayout_output(c, outs[k].out, shift, insert_at, block, block_off,
-						  nblock, block_start, block_end);
-			placed_block = 1;
-			c->out_size[outs[k].out] = new_end - new_start;
+			c->out_load[outs[k].out] = new_start;
 		} else {
-			/* no block here: compacts around moved inputs (a no-op shift otherwise) */
-			new_end = relayout_output(c, outs[k].out, shift, start, NULL, NULL, 0, NULL, NULL);
+			int here = outs[k].out == holder;
+			new_end = relayout_output(c, outs[k].out, shift, here ? insert_at : start,
+						  here ? block : NULL, here ? block_off : NULL,
+						  here ? nblock : 0, here ? block_start : NULL,
+						  here ? block_end : NULL);
 			c->out_size[outs[k].out] = new_end - new_start;
+			c->out_at[outs[k].out] = new_start;
+			if (o->lma == o->addr)
+				c->out_load[outs[k].out] = new_start;
 		}
 		prev_orig_end = start + (uint32_t)o->size;
 		prev_new_end = new_end;
 	}
 	free(outs);
-	if (!placed_block)
+	if (have_insert && holder < 0)
 		return xb_fail(err, "%s: the insertion point 0x%08x is in no output section of the map",
 			       c->img->path ? c->img->path : "image", insert_at);
 	return 0;
@@ -408,11 +473,85 @@ static int insertion_point(const xb_image *img, const char *what, uint32_t *at, 
 void placement_free(xb_placement *p)
 {
 	free(p->new_addr);
+	free(p->input_addr);
+	free(p->output_addr);
+	free(p->output_load);
+	free(p->veneers);
+	free(p->vcalls);
 	memset(p, 0, sizeof *p);
 }
 
-int layout_place(const xb_image *img, const xb_target *tg, const xb_layout *l,
-		 xb_placement *out, xb_err *err)
+/* The region an input's code runs in under the layout (kind 2: moved to SRAM). */
+static enum xb_region_kind input_region(const place_ctx *c, const int8_t *kind, long i)
+{
+	if (kind[i] == 2)
+		return XB_REGION_SRAM;
+	const xb_region *r = target_region_of(c->tg, (uint32_t)c->img->map.inputs[i].addr);
+	return r ? r->kind : XB_REGION_OTHER;
+}
+
+static int veneer_cmp(const void *a, const void *b)
+{
+	const xb_veneer *x = a, *y = b;
+	if (x->out != y->out)
+		return x->out - y->out;
+	return x->target < y->target ? -1 : x->target > y->target;
+}
+
+static int vcall_cmp(const void *a, const void *b)
+{
+	const xb_veneer_call *x = a, *y = b;
+	if (x->site != y->site)
+		return x->site < y->site ? -1 : 1;
+	return x->target < y->target ? -1 : x->target > y->target;
+}
+
+/* The veneers the layout makes: one per stub section (the caller's output section) and
+ * called address, for every call between flash and SRAM; sizes the stub sections. */
+static void find_veneers(place_ctx *c, const xb_calls *calls, const int8_t *kind, int ram_out,
+			 xb_placement *p)
+{
+	const xb_map *m = &c->img->map;
+	size_t cap = 0, vcap = 0;
+	for (size_t k = 0; calls && k < calls->n; k++) {
+		long ci = mapfile_input_at(m, calls->v[k].site);
+		long ti = mapfile_input_at(m, calls->v[k].target);
+		if (ci < 0 || ti < 0)
+			continue;
+		enum xb_region_kind cr = input_region(c, kind, ci), tr = input_region(c, kind, ti);
+		if (cr == tr || (cr != XB_REGION_FLASH && cr != XB_REGION_SRAM) ||
+		    (tr != XB_REGION_FLASH && tr != XB_REGION_SRAM))
+			continue;
+		int out = kind[ci] == 2 ? ram_out : m->inputs[ci].out_section;
+		if (out < 0)
+			continue;
+		xb_grow(&p->veneers, &cap, p->nveneers + 1, sizeof *p->veneers);
+		p->veneers[p->nveneers++] = (xb_veneer){.target = calls->v[k].target, .out = out};
+		xb_grow(&p->vcalls, &vcap, p->nvcalls + 1, sizeof *p->vcalls);
+		p->vcalls[p->nvcalls++] = (xb_veneer_call){.site = calls->v[k].site,
+							   .target = calls->v[k].target,
+							   .veneer = (size_t)out};
+	}
+	if (p->nveneers)
+		qsort(p->veneers, p->nveneers, sizeof *p->veneers, veneer_cmp);
+	size_t w = 0;
+	for (size_t k = 0; k < p->nveneers; k++)
+		if (!w || veneer_cmp(&p->veneers[w - 1], &p->veneers[k]) != 0)
+			p->veneers[w++] = p->veneers[k];
+	p->nveneers = w;
+	for (size_t k = 0; k < p->nveneers; k++)
+		c->stub_size[p->veneers[k].out] += XB_VENEER_BYTES;
+	for (size_t k = 0; k < p->nvcalls; k++) {
+		xb_veneer key = {.target = p->vcalls[k].target, .out = (int)p->vcalls[k].veneer};
+		const xb_veneer *v = bsearch(&key, p->veneers, p->nveneers, sizeof key, veneer_cmp);
+		p->vcalls[k].veneer = (size_t)(v - p->veneers);
+	}
+	if (p->nvcalls)
+		qsort(p->vcalls, p->nvcalls, sizeof *p->vcalls, vcall_cmp);
+}
+
+int layout_place_calls(const xb_image *img, const xb_target *tg, const xb_layout *l,
+		       const xb_calls *calls, xb_placement *out, xb_err *err)
 {
 	memset(out, 0, sizeof *out);
 	const char *ipath = img->path ? img->path : "image";
@@ -423,12 +562,23 @@ int layout_place(const xb_image *img, const xb_target *tg, const xb_layout *l,
 	const xb_map *m = &img->map;
 	place_ctx c = {.img = img, .tg = tg, .way_mask = target_way_bytes(tg) - 1};
 	c.moved = xcalloc(m->ninputs + 1, 1);
+	c.is_code = xcalloc(m->ninputs + 1, 1);
 	c.new_in = xcalloc(m->ninputs + 1, sizeof *c.new_in);
 	for (size_t i = 0; i < m->ninputs; i++)
 		c.new_in[i] = (uint32_t)m->inputs[i].addr;
+	for (size_t i = 0; i < img->nfuncs; i++)
+		if (img->funcs[i].input >= 0)
+			c.is_code[img->funcs[i].input] = 1;
 	c.out_size = xcalloc(m->noutputs + 1, sizeof *c.out_size);
-	for (size_t i = 0; i < m->noutputs; i++)
+	c.out_at = xcalloc(m->noutputs + 1, sizeof *c.out_at);
+	c.out_load = xcalloc(m->noutputs + 1, sizeof *c.out_load);
+	c.stub_size = xcalloc(m->noutputs + 1, sizeof *c.stub_size);
+	c.stub_at = xcalloc(m->noutputs + 1, sizeof *c.stub_at);
+	for (size_t i = 0; i < m->noutputs; i++) {
 		c.out_size[i] = (uint32_t)m->outputs[i].size;
+		c.out_at[i] = (uint32_t)m->outputs[i].addr;
+		c.out_load[i] = (uint32_t)m->outputs[i].lma;
+	}
 	int *hot = xmalloc((l->n + 1) * sizeof *hot), *ram = xmalloc((l->n + 1) * sizeof *ram);
 	uint32_t *hot_off = xmalloc((l->n + 1) * sizeof *hot_off);
 	size_t nhot = 0, nram = 0;
@@ -496,6 +646,8 @@ int layout_place(const xb_image *img, const xb_target *tg, const xb_layout *l,
 			ipath);
 		goto out;
 	}
+	int ram_out = r == 0 ? output_holding(&c, XB_REGION_SRAM, ram_at) : -1;
+	find_veneers(&c, calls, kind, ram_out, out);
 	/* RAM first: the load images of RAM sections take room in flash */
 	if (relayout_region(&c, XB_REGION_SRAM, ram_at, r == 0, ram, NULL, nram, &out->ram_start,
 			    &out->ram_end, err) != 0)
@@ -514,7 +666,20 @@ int layout_place(const xb_image *img, const xb_target *tg, const xb_layout *l,
 			? c.new_in[f->input] + (f->addr - (uint32_t)m->inputs[f->input].addr)
 			: img->funcs[i].addr;
 	}
+	for (size_t k = 0; k < out->nveneers; k++) {
+		xb_veneer *v = &out->veneers[k];
+		v->addr = k && out->veneers[k - 1].out == v->out
+				  ? out->veneers[k - 1].addr + XB_VENEER_BYTES
+				  : c.stub_at[v->out];
+		const xb_region *rg = target_region_of(tg, v->addr);
+		if (rg && rg->kind == XB_REGION_SRAM)
+			out->veneer_bytes_ram += XB_VENEER_BYTES;
+		else
+			out->veneer_bytes_flash += XB_VENEER_BYTES;
+	}
 	out->extra_ram = out->ram_end - out->ram_start;
+	if (ram_out >= 0 && c.stub_size[ram_out] && c.stub_at[ram_out] >= out->ram_end)
+		out->extra_ram = c.stub_at[ram_out] + c.stub_size[ram_out] - out->ram_start;
 	out->pad_bytes = c.pad_total;
 	/* growth of the flash image's code: the end of the last flash input moved */
 	uint32_t old_end = 0, new_end = 0;
@@ -528,6 +693,14 @@ int layout_place(const xb_image *img, const xb_target *tg, const xb_layout *l,
 		new_end = ne > new_end ? ne : new_end;
 	}
 	out->flash_growth = new_end > old_end ? new_end - old_end : 0;
+	out->ninputs = m->ninputs;
+	out->input_addr = c.new_in;
+	c.new_in = NULL;
+	out->code = calls;
+	out->noutputs = m->noutputs;
+	out->output_addr = c.out_at;
+	out->output_load = c.out_load;
+	c.out_at = c.out_load = NULL;
 	rc = 0;
 out:
 	if (rc != 0)
@@ -537,9 +710,62 @@ out:
 	free(ram);
 	free(hot_off);
 	free(c.moved);
+	free(c.is_code);
 	free(c.new_in);
 	free(c.out_size);
+	free(c.out_at);
+	free(c.out_load);
+	free(c.stub_size);
+	free(c.stub_at);
 	return rc;
+}
+
+int layout_place(const xb_image *img, const xb_target *tg, const xb_layout *l,
+		 xb_placement *out, xb_err *err)
+{
+	return layout_place_calls(img, tg, l, NULL, out, err);
+}
+
+/* placement_move with a memory of the last input section found (traces stay inside one
+ * for long stretches). */
+typedef struct mover {
+	const xb_image *img;
+	const xb_placement *p;
+	uint32_t lo, hi, to;  /* [lo, hi) moves to `to` */
+} mover;
+
+static uint32_t mover_move(mover *mv, uint32_t a)
+{
+	if (a - mv->lo < mv->hi - mv->lo)
+		return mv->to + (a - mv->lo);
+	const xb_map *m = &mv->img->map;
+	long i = mapfile_input_at(m, a);
+	if (i >= 0) {
+		mv->lo = (uint32_t)m->inputs[i].addr;
+		mv->hi = mv->lo + (uint32_t)m->inputs[i].size;
+		mv->to = mv->p->input_addr[i];
+		return mv->to + (a - mv->lo);
+	}
+	return placement_move(mv->img, mv->p, a);
+}
+
+uint32_t placement_move(const xb_image *img, const xb_placement *p, uint32_t a)
+{
+	const xb_map *m = &img->map;
+	if (p->input_addr) {
+		long i = mapfile_input_at(m, a);
+		if (i >= 0)
+			return p->input_addr[i] + (a - (uint32_t)m->inputs[i].addr);
+		for (size_t o = 0; o < m->noutputs && o < p->noutputs; o++) {
+			const xb_map_output *mo = &m->outputs[o];
+			if (a - (uint32_t)mo->addr < (uint32_t)mo->size)
+				return p->output_addr[o] + (a - (uint32_t)mo->addr);
+			if (mo->lma != mo->addr && a - (uint32_t)mo->lma < (uint32_t)mo->size)
+				return p->output_load[o] + (a - (uint32_t)mo->lma);
+		}
+	}
+	const xb_function *f = image_function_at(img, a);
+	return f ? p->new_addr[f - img->funcs] + (a - f->addr) : a;
 }
 
 static const uint32_t *sort_addr;
@@ -572,42 +798,261 @@ int placement_write_addresses(const xb_image *img, const xb_placement *p, const 
 
 /* ---- traces ---- */
 
+/* Whether a fetch of the word at w, whose second halfword starts another input section
+ * than its first (a function that starts at 2 mod 4), is for that second section: the
+ * first halfword is in no section, or execution goes on to the next word without having
+ * come from the previous one (a call or jump into the second section). */
+static int fetch_is_for_next(const xb_map *m, uint32_t w, uint32_t prev, uint32_t next)
+{
+	long here = mapfile_input_at(m, w), there = mapfile_input_at(m, w + 2);
+	if (there < 0 || there == here)
+		return 0;
+	return here < 0 || (next == w + 4 && prev != w - 4);
+}
+
+/* ---- following a trace of word fetches halfword by halfword ---- */
+
+/* The virtual Pico (like the core's prefetch of 32-bit words) records a fetch when
+ * execution enters a word: at a branch target, or going on from the word before. A
+ * function moved by 2 bytes mod 4 puts the two halfwords of a stock word in two words, so
+ * the trace is followed through the stock code: where each run of execution entered its
+ * word and where it left it. */
+typedef struct flow {
+	const xb_code *code;
+	bool known;          /* the next run's entry is known: */
+	uint32_t entry;      /* ... this halfword */
+	bool sequential;     /* the last run went on into the next word without a branch */
+	bool wide;           /* ... in the middle of a 32-bit instruction */
+	uint32_t last_word;  /* the last word fetched under the layout */
+	bool have_last;
+	uint32_t prev_word;  /* the last stock word fetched */
+	bool have_prev;
+} flow;
+
+/* One run: the halfwords [entry, exit] of one fetched stock word. */
+typedef struct run {
+	uint32_t entry, exit;
+	bool call;           /* it ended in a BL at site */
+	uint32_t site, target;
+} run;
+
+/* Where a return lands in word w: after the call that returns there. */
+static bool return_entry(const xb_code *c, uint32_t w, uint32_t *entry)
+{
+	if (code_is_return_point(c, w))
+		*entry = w;
+	else if (code_is_return_point(c, w + 2))
+		*entry = w + 2;
+	else
+		return false;
+	return true;
+}
+
+/* Follows the run of the fetch of stock word w, next the next stock word fetched (or
+ * UINT32_MAX); sets what the next run will start with. */
+static run flow_run(flow *f, const xb_map *m, uint32_t w, uint32_t next)
+{
+	run r = {.entry = w};
+	if (f->known && (f->entry & ~3u) == w)
+		r.entry = f->entry;
+	else if (fetch_is_for_next(m, w, f->have_prev ? f->prev_word : w, next))
+		r.entry = w + 2;
+	bool was_wide = f->wide && r.entry == w && f->known;
+	f->known = f->sequential = f->wide = false;
+	uint32_t h = r.entry;
+	r.exit = h;
+	xb_insn in;
+	if (was_wide && code_insn(f->code, w - 2, &in)) {
+		/* the second half of a 32-bit instruction that started in the word before */
+		if (in.flow == XB_FLOW_CALL) {
+			r.call = true;
+			r.site = w - 2;
+			r.target = f->entry = in.target;
+			f->known = true;
+			return r;
+		}
+		h = w + 2;
+	}
+	while (h < w + 4) {
+		if (!code_insn(f->code, h, &in))
+			return r;
+		r.exit = h;
+		if (in.size == 4 && h == w + 2) {
+			f->wide = f->sequential = f->known = true;
+			f->entry = w + 4;
+			return r;
+		}
+		if (in.size == 4)
+			r.exit = h + 2;
+		switch (in.flow) {
+		case XB_FLOW_CALL:
+			r.call = true;
+			r.site = h;
+			r.target = f->entry = in.target;
+			f->known = true;
+			return r;
+		case XB_FLOW_JUMP:
+			f->entry = in.target;
+			f->known = true;
+			return r;
+		case XB_FLOW_COND:
+			if (next == (in.target & ~3u) && in.target != h + 2) {
+				f->entry = in.target;
+				f->known = true;
+				return r;
+			}
+			break;
+		case XB_FLOW_RETURN:
+			f->known = next != UINT32_MAX && return_entry(f->code, next, &f->entry);
+			return r;
+		case XB_FLOW_INDIRECT:
+			return r;
+		case XB_FLOW_NEXT:
+			break;
+		}
+		h += in.size;
+	}
+	f->sequential = f->known = true;
+	f->entry = w + 4;
+	return r;
+}
+
+/* The call through a veneer that a run ending in a BL at site makes. */
+static const xb_veneer_call *veneer_call(const xb_placement *p, uint32_t site, uint32_t target)
+{
+	size_t lo = sorted_lower_bound(p->vcalls, p->nvcalls, sizeof *p->vcalls, site);
+	for (; lo < p->nvcalls && p->vcalls[lo].site == site; lo++)
+		if (p->vcalls[lo].target == target)
+			return &p->vcalls[lo];
+	return NULL;
+}
+
+/* addr, through the flash alias at alias_base when it is in flash and xip is set. */
+static uint32_t keep_alias(const xb_target *tg, uint32_t addr, int xip, uint32_t alias_base)
+{
+	uint32_t off;
+	enum xb_alias_mode mode;
+	if (xip && target_decode_xip(tg, addr, &off, &mode))
+		return alias_base + off;
+	return addr;
+}
+
+/* The flash address behind a trace address (its offset through any flash alias). */
+static uint32_t canonical(const xb_target *tg, uint32_t a, int *xip, uint32_t *alias_base)
+{
+	uint32_t off;
+	enum xb_alias_mode mode;
+	*xip = target_decode_xip(tg, a, &off, &mode);
+	*alias_base = *xip ? a - off : 0;
+	return *xip ? tg->flash_base + off : a;
+}
+
+/* What a trace address is: a fetch of stock Thumb code, a data read of flash (literal
+ * pools, read-only data), or anything else. */
+enum event_kind { EV_CODE, EV_DATA, EV_OTHER };
+
+static enum event_kind event_kind(const xb_code *code, uint32_t canon, int xip, uint32_t *lo,
+				  uint32_t *hi)
+{
+	if (code && code_thumb_span(code, canon, lo, hi))
+		return EV_CODE;
+	return xip ? EV_DATA : EV_OTHER;
+}
+
+/* The next stock word fetched after event i (data reads skipped), or UINT32_MAX. */
+static uint32_t next_fetch(const xb_target *tg, const xb_trace *in, const uint8_t *kinds,
+			   size_t i)
+{
+	for (size_t j = i + 1; j < in->n && j < i + 64; j++) {
+		if (kinds[j] == EV_CODE) {
+			int xip;
+			uint32_t base;
+			return canonical(tg, in->addr[j], &xip, &base) & ~3u;
+		}
+		if (kinds[j] == EV_OTHER)
+			return UINT32_MAX;
+	}
+	return UINT32_MAX;
+}
+
+/* What a call through veneer vc (if not NULL) fetches: push + ldr, the literal (a data
+ * read, traced only from flash), mov + pop, bx; through the caller's alias. */
+static void push_veneer(xb_trace *out, const xb_target *tg, const xb_placement *p,
+			const xb_veneer_call *vc, int xip, uint32_t base)
+{
+	static const uint32_t veneer_reads[4] = {0, 12, 4, 8};
+	for (int k = 0; vc && k < 4; k++) {
+		uint32_t v = p->veneers[vc->veneer].addr;
+		const xb_region *rg = target_region_of(tg, v);
+		if (k == 1 && (!rg || rg->kind != XB_REGION_FLASH))
+			continue;
+		trace_push(out, keep_alias(tg, v + veneer_reads[k], xip, base));
+	}
+}
+
 void layout_apply_trace(const xb_image *img, const xb_target *tg, const xb_placement *p,
 			const xb_trace *in, xb_trace *out)
 {
 	trace_init(out);
+	mover mv = {.img = img, .p = p};
+	flow f = {.code = p->code};
+	uint8_t *kinds = xmalloc(in->n + 1);
+	uint32_t lo = 0, hi = 0;
+	bool halfwords = false; /* a trace of every instruction's address, not of word fetches */
+	for (size_t i = 0; i < in->n; i++) {
+		int xip;
+		uint32_t base, canon = canonical(tg, in->addr[i], &xip, &base);
+		/* traces stay in one stretch of code for a while */
+		if (canon - lo < hi - lo)
+			kinds[i] = EV_CODE;
+		else
+			kinds[i] = (uint8_t)event_kind(p->code, canon, xip, &lo, &hi);
+		halfwords |= kinds[i] == EV_CODE && (canon & 2);
+	}
 	size_t e = 0;
-	const xb_function *last = NULL;
-	long last_idx = -1;
 	for (size_t i = 0; i < in->n; i++) {
 		while (e < in->necho && in->echo[e] == i) {
 			trace_mark_echo(out);
 			e++;
 		}
-		uint32_t a = in->addr[i], off;
-		enum xb_alias_mode mode;
-		uint32_t alias_base = 0;
-		int xip = target_decode_xip(tg, a, &off, &mode);
-		uint32_t canon = a;
-		if (xip) {
-			alias_base = a - off;
-			canon = tg->flash_base + off;
-		}
-		if (!last || canon < last->addr || canon >= last->addr + last->size) {
-			last = image_function_at(img, canon);
-			last_idx = last ? (long)(last - img->funcs) : -1;
-		}
-		if (!last) {
-			trace_push(out, a);
+		int xip;
+		uint32_t base, canon = canonical(tg, in->addr[i], &xip, &base);
+		enum event_kind kind = (enum event_kind)kinds[i];
+		if (kind == EV_CODE && halfwords) {
+			/* exact addresses: a call is the BL's second halfword, then its target */
+			const xb_veneer_call *vc = f.have_prev && p->nvcalls
+				? veneer_call(p, f.prev_word - 2, canon) : NULL;
+			push_veneer(out, tg, p, vc, xip, base);
+			trace_push(out, keep_alias(tg, mover_move(&mv, canon), xip, base));
+			f.prev_word = canon;
+			f.have_prev = true;
 			continue;
 		}
-		uint32_t moved = p->new_addr[last_idx] + (canon - last->addr);
-		uint32_t noff;
-		enum xb_alias_mode nmode;
-		if (xip && target_decode_xip(tg, moved, &noff, &nmode))
-			moved = alias_base + noff;
-		trace_push(out, moved);
+		if (kind != EV_CODE || (canon & 3)) {
+			if (kind == EV_OTHER)
+				f.known = f.sequential = f.have_prev = f.have_last = false;
+			trace_push(out, keep_alias(tg, mover_move(&mv, canon), xip, base));
+			continue;
+		}
+		bool sequential = f.sequential;
+		run r = flow_run(&f, &img->map, canon, next_fetch(tg, in, kinds, i));
+		for (uint32_t h = r.entry; h <= r.exit; h += 2) {
+			uint32_t word = mover_move(&mv, h) & ~3u;
+			bool again = f.have_last && word == f.last_word &&
+				     (h != r.entry || sequential);
+			if (!again)
+				trace_push(out, keep_alias(tg, word, xip, base));
+			f.last_word = word;
+			f.have_last = true;
+		}
+		f.prev_word = canon;
+		f.have_prev = true;
+		const xb_veneer_call *vc = r.call && p->nvcalls ? veneer_call(p, r.site, r.target) : NULL;
+		push_veneer(out, tg, p, vc, xip, base);
+		if (vc)
+			f.have_last = false; /* the veneer branched: the target is fetched anew */
 	}
+	free(kinds);
 	while (e < in->necho) {
 		trace_mark_echo(out);
 		e++;

@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "image.h"
+#include "layout_calls.h"
 #include "target.h"
 #include "trace.h"
 #include "util.h"
@@ -26,12 +27,20 @@ typedef struct xb_layout_entry {
 			       * (set * line + offset in line) where the function must start */
 } xb_layout_entry;
 
+/* A function a planner wanted in SRAM but left in flash, and why. */
+typedef struct xb_refusal {
+	int func;
+	const char *why;      /* a static string */
+} xb_refusal;
+
 /* Entries in order: hot and coloured entries in the order of the hot block, SRAM entries
  * in the order of the RAM function section. Functions not listed are XB_PLACE_DEFAULT. */
 typedef struct xb_layout {
 	xb_layout_entry *e;
 	size_t n, cap;
 	char strategy[16];    /* "hot", "colour", "sram", "names", "stock" */
+	xb_refusal *refused;  /* written to layout.txt as comments only */
+	size_t nrefused, refused_cap;
 } xb_layout;
 
 void layout_init(xb_layout *l);
@@ -51,30 +60,77 @@ int layout_parse(xb_layout *l, const xb_image *img, const char *data, size_t len
 
 /* Where the linker will put things. new_addr[i] is the address of image.funcs[i] under the
  * layout (aliases follow their first function). Needs a map (input sections and their
- * order) and resolved alignments. extra_ram gets the bytes the RAM function section grows
- * by, pad_bytes the colouring padding, hot_bytes the size of the hot block. */
+ * order) and resolved alignments. extra_ram gets the bytes the RAM sections grow by
+ * (functions, veneers, alignment), pad_bytes the colouring padding, hot_bytes the size of
+ * the hot block.
+ *
+ * Veneers: a call (BL) between flash and SRAM is out of reach, so GNU ld sends it through a
+ * 16-byte long-branch veneer, one per called function and output section of the caller,
+ * in a stub section right after the last code input section of that output section (for
+ * .text its end, for the RAM function section after the last RAM function); what follows
+ * moves up. ld orders the veneers inside a stub section by a hash; xipbench assumes the
+ * order of the called functions' stock addresses (the colouring keeps the whole stub
+ * section on sets where the order does not matter). */
+typedef struct xb_veneer {
+	uint32_t addr;        /* under the layout */
+	uint32_t target;      /* the called address in the stock image */
+	int out;              /* map output section whose stub section holds it */
+} xb_veneer;
+
+/* A call that goes through a veneer under the layout. */
+typedef struct xb_veneer_call {
+	uint32_t site;        /* the BL's first halfword, stock address */
+	uint32_t target;      /* stock address */
+	size_t veneer;        /* index into veneers */
+} xb_veneer_call;
+
 typedef struct xb_placement {
 	uint32_t *new_addr;
 	size_t n;
+	uint32_t *input_addr;    /* per map input: its address under the layout */
+	uint32_t *output_addr;   /* per map output: its address under the layout */
+	uint32_t *output_load;   /* per map output: its load address under the layout */
+	size_t ninputs, noutputs;
+	xb_veneer *veneers;      /* by stub section, then target */
+	size_t nveneers;
+	xb_veneer_call *vcalls;  /* sorted by site */
+	size_t nvcalls;
+	const xb_code *code;     /* the calls given to layout_place_calls (borrowed), or NULL */
 	uint32_t hot_start, hot_end;
 	uint32_t ram_start, ram_end;
 	uint32_t extra_ram;
 	uint32_t pad_bytes;
 	uint32_t flash_growth;   /* bytes the function-bearing flash sections grow by */
+	uint32_t veneer_bytes_flash, veneer_bytes_ram;
 } xb_placement;
 
+#define XB_VENEER_BYTES 16u
+
+/* calls may be NULL: then no veneer is modelled. */
+int layout_place_calls(const xb_image *img, const xb_target *tg, const xb_layout *l,
+		       const xb_calls *calls, xb_placement *out, xb_err *err);
 int layout_place(const xb_image *img, const xb_target *tg, const xb_layout *l,
 		 xb_placement *out, xb_err *err);
 void placement_free(xb_placement *p);
+
+/* Where a byte of the stock image (a canonical flash or RAM address) is under the
+ * placement: by the input section holding it, else by its output section (or that
+ * section's load image), else by its function; other addresses are kept. */
+uint32_t placement_move(const xb_image *img, const xb_placement *p, uint32_t addr);
 
 /* Writes "0xADDRESS NAME" for every function under the placement (names as in the ELF, so
  * static functions that share a name appear once each), sorted by address. */
 int placement_write_addresses(const xb_image *img, const xb_placement *p, const char *path,
 			      xb_err *err);
 
-/* Moves every fetch of a function to its new address (same offset in the function). A fetch
- * through another alias of flash (0x11..., 0x13...) keeps its alias while the function stays
- * in flash. Fetches outside any function are kept as they are. out is initialised here. */
+/* Moves every fetch to where placement_move puts its byte; a fetch through another alias of
+ * flash (0x11..., 0x13...) keeps its alias while the byte stays in flash. With the image's
+ * code (the calls given to layout_place_calls) the trace's 32-bit word fetches are followed
+ * halfword by halfword through the stock code (where each run of execution entered and
+ * left its word), so a function moved by 2 bytes mod 4 fetches the words it will fetch; a
+ * call that goes through a veneer under the placement gets the veneer's fetches after the
+ * BL: its first word, the load of its literal (offset 12; from flash only), its second and
+ * third words. out is initialised here. */
 void layout_apply_trace(const xb_image *img, const xb_target *tg, const xb_placement *p,
 			const xb_trace *in, xb_trace *out);
 

@@ -10,63 +10,6 @@
 #include "plan_heat.h"
 #include "plan_internal.h"
 
-/* ---- SRAM selection ---- */
-
-/* A function that runs without doing the work (an idle or busy-wait loop) gains nothing in
- * SRAM: it is hot in the idle window, or nearly all its samples sit on two lines. */
-static int is_busy_wait(const xb_plan_input *in, int f)
-{
-	if (!in->prof)
-		return 0;
-	const xb_func_profile *fp = &in->prof->func[f];
-	if (fp->busy <= 0)
-		return 0;
-	if (fp->idle >= 0.5 * fp->busy)
-		return 1;
-	return fp->lines_sampled <= 2 && fp->top2_share >= 0.9 &&
-	       fp->busy >= 0.005 * in->prof->busy_total;
-}
-
-static const xb_heat *density_heat;
-static const xb_image *density_img;
-static int denser_first(const void *a, const void *b)
-{
-	int x = *(const int *)a, y = *(const int *)b;
-	double dx = density_heat->func[x] / (density_img->funcs[x].size ? density_img->funcs[x].size : 1);
-	double dy = density_heat->func[y] / (density_img->funcs[y].size ? density_img->funcs[y].size : 1);
-	if (dx != dy)
-		return dx > dy ? -1 : 1;
-	return x - y;
-}
-
-/* Moves the densest functions (heat per byte) to SRAM within the budget; marks them in
- * in_sram. */
-static void select_sram(const xb_plan_input *in, const xb_heat *h, const int *hot, size_t n,
-			xb_layout *out, int8_t *in_sram)
-{
-	int *v = xmalloc((n + 1) * sizeof *v);
-	memcpy(v, hot, n * sizeof *v);
-	density_heat = h;
-	density_img = in->img;
-	qsort(v, n, sizeof *v, denser_first);
-	density_heat = NULL;
-	density_img = NULL;
-	uint32_t used = 0;
-	for (size_t k = 0; k < n; k++) {
-		const xb_function *f = &in->img->funcs[v[k]];
-		if (is_busy_wait(in, v[k]))
-			continue;
-		const xb_map_input *mi = &in->img->map.inputs[f->input];
-		uint32_t end = plan_align_up(used, in->img->input_align[f->input]) + (uint32_t)mi->size;
-		if (end > in->sram_budget)
-			continue;
-		used = end;
-		in_sram[v[k]] = 1;
-		layout_add(out, v[k], XB_PLACE_SRAM, 0);
-	}
-	free(v);
-}
-
 /* ---- planners ---- */
 
 typedef int (*plan_body)(const xb_plan_input *in, const xb_heat *h, const int *hot, size_t n,
@@ -115,14 +58,23 @@ static int body_colour(const xb_plan_input *in, const xb_heat *h, const int *hot
 static int body_sram(const xb_plan_input *in, const xb_heat *h, const int *hot, size_t n,
 		     xb_layout *out, xb_err *err)
 {
-	int8_t *in_sram = xcalloc(in->img->nfuncs + 1, 1);
-	select_sram(in, h, hot, n, out, in_sram);
+	int8_t *in_sram = xcalloc(in->img->map.ninputs + 1, 1);
 	int *rest = xmalloc((n + 1) * sizeof *rest);
 	size_t nr = 0;
-	for (size_t k = 0; k < n; k++)
-		if (!in_sram[hot[k]])
+	int rc = plan_select_sram(in, h, hot, n, out, in_sram, err);
+	for (size_t k = 0; rc == 0 && k < n; k++)
+		if (!in_sram[in->img->funcs[hot[k]].input])
 			rest[nr++] = hot[k];
-	int rc = plan_colour_or_pack(in, h, rest, nr, out, err);
+	/* colouring makes a new layout: the refusals go over to it */
+	xb_layout refused = *out;
+	out->refused = NULL;
+	out->nrefused = out->refused_cap = 0;
+	if (rc == 0)
+		rc = plan_colour_or_pack(in, h, rest, nr, out, err);
+	free(out->refused);
+	out->refused = refused.refused;
+	out->nrefused = refused.nrefused;
+	out->refused_cap = refused.refused_cap;
 	free(rest);
 	free(in_sram);
 	return rc;
@@ -131,11 +83,10 @@ static int body_sram(const xb_plan_input *in, const xb_heat *h, const int *hot, 
 static int body_names(const xb_plan_input *in, const xb_heat *h, const int *hot, size_t n,
 		      xb_layout *out, xb_err *err)
 {
-	(void)err;
-	int8_t *in_sram = xcalloc(in->img->nfuncs + 1, 1);
-	select_sram(in, h, hot, n, out, in_sram);
+	int8_t *in_sram = xcalloc(in->img->map.ninputs + 1, 1);
+	int rc = plan_select_sram(in, h, hot, n, out, in_sram, err);
 	free(in_sram);
-	return 0;
+	return rc;
 }
 
 static int plan_run_hot(const xb_plan_input *in, xb_layout *out, xb_err *err)
@@ -199,19 +150,15 @@ double plan_conflict_score(const xb_plan_input *in, const xb_heat *h, const xb_p
 {
 	set_load s;
 	set_load_init(&s, in->tg, h->hot_threshold);
-	const xb_function *f = NULL;
 	for (size_t k = 0; k < h->nlines; k++) {
 		if (!set_load_is_hot(&s, h->lines[k].heat))
 			continue;
+		/* a line that starts in a gap moves with the section it ends in */
 		uint32_t a = h->lines[k].line;
-		if (!f || a + h->line_size <= f->addr || a >= f->addr + f->size) {
-			f = image_function_at(in->img, a);
-			if (!f)
-				f = image_function_at(in->img, a + h->line_size - 2);
-		}
-		/* unsigned wrap-around keeps the line's offset from the function even when the
-		 * line starts a little before it */
-		uint32_t moved = f ? p->new_addr[f - in->img->funcs] + (a - f->addr) : a;
+		long mi = mapfile_input_at(&in->img->map, a);
+		uint32_t moved = mi >= 0 || mapfile_input_at(&in->img->map, a + h->line_size - 2) < 0
+			? placement_move(in->img, p, a)
+			: placement_move(in->img, p, a + h->line_size - 2) - (h->line_size - 2);
 		const xb_region *r = target_region_of(in->tg, moved);
 		if (!r || r->kind != XB_REGION_FLASH)
 			continue;
@@ -232,6 +179,53 @@ double plan_conflict_score(const xb_plan_input *in, const xb_heat *h, const xb_p
 	return score;
 }
 
+/* Misses in addr[from, to) of t after a warm-up of addr[0, from). */
+static int misses_between(const xb_target *tg, const xb_trace *t, size_t from, size_t to,
+			  uint64_t *misses, xb_err *err)
+{
+	xb_trace view = {.addr = t->addr, .n = to, .echo = &from, .necho = 1};
+	xb_replay r;
+	if (replay_trace(tg, &view, &r, err) != 0)
+		return -1;
+	*misses = r.misses;
+	return 0;
+}
+
+int plan_window_misses(const xb_target *tg, const xb_trace *t, double *per_echo, xb_err *err)
+{
+	size_t idle = SIZE_MAX, traffic = SIZE_MAX, e = 0;
+	uint64_t misses = 0, echoes = 0;
+	int64_t idle_misses = 0;
+	for (size_t i = 0; i < t->n; i++) {
+		if (t->addr[i] == XB_TRACE_MARK_IDLE) {
+			idle = i;
+		} else if (t->addr[i] == XB_TRACE_MARK_TRAFFIC) {
+			traffic = i;
+		} else if (t->addr[i] == XB_TRACE_MARK_END && traffic != SIZE_MAX) {
+			uint64_t m, q = 0;
+			if (misses_between(tg, t, traffic, i, &m, err) != 0 ||
+			    (idle != SIZE_MAX && misses_between(tg, t, idle, traffic, &q, err) != 0))
+				return -1;
+			misses += m;
+			idle_misses += (int64_t)q;
+			while (e < t->necho && t->echo[e] < traffic)
+				e++;
+			for (; e < t->necho && t->echo[e] < i; e++)
+				echoes++;
+			idle = traffic = SIZE_MAX;
+		}
+	}
+	if (!echoes)
+		return 1;
+	*per_echo = ((double)misses - (double)idle_misses) / (double)echoes;
+	return 0;
+}
+
+int plan_place(const xb_plan_input *in, const xb_layout *l, xb_placement *p, xb_err *err)
+{
+	return layout_place_calls(in->img, in->tg, l, in->calls, p, err);
+}
+
 int plan_predict(const xb_plan_input *in, const xb_layout *l, xb_prediction *out, xb_err *err)
 {
 	memset(out, 0, sizeof *out);
@@ -239,11 +233,13 @@ int plan_predict(const xb_plan_input *in, const xb_layout *l, xb_prediction *out
 	out->opt_bound_per_echo = NAN;
 	out->conflict_score = NAN;
 	xb_placement p;
-	if (layout_place(in->img, in->tg, l, &p, err) != 0)
+	if (plan_place(in, l, &p, err) != 0)
 		return -1;
 	out->extra_ram = p.extra_ram;
 	out->pad_bytes = p.pad_bytes;
 	out->hot_bytes = p.hot_end - p.hot_start;
+	out->veneer_bytes_flash = p.veneer_bytes_flash;
+	out->veneer_bytes_ram = p.veneer_bytes_ram;
 	int rc = 0;
 	if (in->trace) {
 		out->model = "trace replay";
@@ -251,9 +247,15 @@ int plan_predict(const xb_plan_input *in, const xb_layout *l, xb_prediction *out
 		layout_apply_trace(in->img, in->tg, &p, in->trace, &moved);
 		xb_miss_classes mc;
 		rc = classify_misses(in->tg, &moved, &mc, err);
+		double windowed;
+		int w = rc == 0 ? plan_window_misses(in->tg, &moved, &windowed, err) : 0;
+		if (w < 0)
+			rc = -1;
 		trace_free(&moved);
 		if (rc == 0) {
-			out->misses_per_echo = mc.replay.misses_per_echo;
+			out->misses_per_echo = w == 0 ? windowed : mc.replay.misses_per_echo;
+			if (w == 0)
+				out->model = "trace replay, measurement windows";
 			out->opt_bound_per_echo = mc.opt_misses_per_echo;
 			out->compulsory = mc.compulsory;
 			out->capacity = mc.capacity;

@@ -19,7 +19,11 @@ typedef struct xb_plan_input {
 	const xb_target *tg;
 	const xb_profile *prof;   /* may be NULL when a trace is given */
 	const xb_trace *trace;    /* may be NULL when a profile is given */
+	const xb_calls *calls;    /* the image's calls (veneers); NULL: none modelled */
 	uint32_t sram_budget;     /* bytes of SRAM the sram/names planners may use */
+	const char *sram_libraries; /* comma-separated library names (as `info` shows them):
+				   * sram/names move every function of these instead, whatever
+				   * the budget; NULL: the densest functions within the budget */
 	uint32_t pad_budget;      /* bytes of padding the colouring may add */
 } xb_plan_input;
 
@@ -35,7 +39,9 @@ extern const xb_planner *const planners[];
 const xb_planner *plan_find(const char *name);
 
 /* The predicted cost of a layout. With a trace: the trace moved to the layout's addresses
- * and replayed through the target's cache (model = "trace replay"), and the OPT bound.
+ * and replayed through the target's cache (model = "trace replay"; with the recorder's
+ * window marks, misses per echo as plan_window_misses counts them, model = "trace replay,
+ * measurement windows"), and the OPT bound.
  * Without a trace: a conflict model from samples (model = "sample conflict model"): the
  * often-executed lines of each set beyond the number of ways, weighted by their samples. */
 typedef struct xb_prediction {
@@ -47,9 +53,19 @@ typedef struct xb_prediction {
 	uint64_t compulsory, capacity;
 	int64_t conflict;
 	uint32_t extra_ram, pad_bytes, hot_bytes;
+	uint32_t veneer_bytes_flash, veneer_bytes_ram; /* long-branch veneers the layout makes */
 	uint32_t sets_over_ways;  /* sets holding more often-executed lines than ways */
 } xb_prediction;
 
 int plan_predict(const xb_plan_input *in, const xb_layout *l, xb_prediction *out, xb_err *err);
+
+/* Misses per echo as the virtual Pico measures them: for every traffic window of t (its
+ * marks), the misses in it minus those of the idle window before it, summed, over the
+ * echoes that start in the traffic windows; the cache runs through the whole trace.
+ * Returns 0, 1 when t has no traffic window with an echo, -1 on error. */
+int plan_window_misses(const xb_target *tg, const xb_trace *t, double *per_echo, xb_err *err);
+
+/* layout_place_calls with the input's image, target and calls. */
+int plan_place(const xb_plan_input *in, const xb_layout *l, xb_placement *p, xb_err *err);
 
 #endif

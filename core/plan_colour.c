@@ -29,7 +29,7 @@ int plan_hot_block_start(const xb_plan_input *in, uint32_t *start, xb_err *err)
 	xb_layout empty;
 	layout_init(&empty);
 	xb_placement p;
-	int rc = layout_place(in->img, in->tg, &empty, &p, err);
+	int rc = plan_place(in, &empty, &p, err);
 	if (rc == 0) {
 		*start = p.hot_start;
 		placement_free(&p);
@@ -189,12 +189,204 @@ static size_t find_fillers(const xb_plan_input *in, const xb_heat *h, const int 
 	return m;
 }
 
+/* ---- lines the walk does not place: in front of the hot block, veneers, behind it ---- */
+
+/* The heat of a veneer's lines: the hottest line holding one of its calls (order inside
+ * the stub section is unknown, so every veneer line gets the hottest). */
+static double veneer_heat(const xb_heat *h, const xb_placement *p, const xb_target *tg)
+{
+	double best = 0;
+	for (size_t k = 0; k < p->nvcalls; k++) {
+		const xb_region *r = target_region_of(tg, p->veneers[p->vcalls[k].veneer].addr);
+		if (!r || r->kind != XB_REGION_FLASH)
+			continue;
+		for (uint32_t a = p->vcalls[k].site; a <= p->vcalls[k].site + 2; a += 2) {
+			uint32_t line = a & ~(h->line_size - 1);
+			size_t lo = sorted_lower_bound(h->lines, h->nlines, sizeof *h->lines, line);
+			if (lo < h->nlines && h->lines[lo].line == line && h->lines[lo].heat > best)
+				best = h->lines[lo].heat;
+		}
+	}
+	return best;
+}
+
+/* The flash stub section of a placement: [*lo, *hi), empty when it has none. */
+static void flash_stubs(const xb_placement *p, const xb_target *tg, uint32_t *lo, uint32_t *hi)
+{
+	*lo = UINT32_MAX;
+	*hi = 0;
+	for (size_t k = 0; k < p->nveneers; k++) {
+		const xb_region *r = target_region_of(tg, p->veneers[k].addr);
+		if (!r || r->kind != XB_REGION_FLASH)
+			continue;
+		*lo = p->veneers[k].addr < *lo ? p->veneers[k].addr : *lo;
+		*hi = p->veneers[k].addr + XB_VENEER_BYTES > *hi ? p->veneers[k].addr + XB_VENEER_BYTES
+								  : *hi;
+	}
+	if (*hi == 0)
+		*lo = 0;
+}
+
+/* The lines that take a way before the walk: the hot lines in front of the hot block (they
+ * stay), and as many lines as the flash veneers need just in front of the hot block's first
+ * set, where anchor_tail will move the stub section. */
+static int find_preload(const xb_plan_input *in, const xb_heat *h, const xb_layout *head,
+			const int *funcs, size_t n, uint32_t start, xb_heat_line **out,
+			size_t *nout, xb_err *err)
+{
+	size_t cap = 0;
+	*out = NULL;
+	*nout = 0;
+	for (size_t k = 0; k < h->nlines && h->lines[k].line < start; k++) {
+		const xb_region *r = target_region_of(in->tg, h->lines[k].line);
+		if (!r || r->kind != XB_REGION_FLASH)
+			continue;
+		xb_grow(out, &cap, *nout + 1, sizeof **out);
+		(*out)[(*nout)++] = h->lines[k];
+	}
+	/* the veneers: the same with every function hot in flash, packed */
+	xb_layout packed;
+	layout_init(&packed);
+	for (size_t i = 0; i < head->n; i++)
+		layout_add(&packed, head->e[i].func, head->e[i].place, head->e[i].way_offset);
+	for (size_t k = 0; k < n; k++)
+		layout_add(&packed, funcs[k], XB_PLACE_HOT, 0);
+	xb_placement p;
+	int rc = plan_place(in, &packed, &p, err);
+	layout_free(&packed);
+	if (rc != 0)
+		return -1;
+	uint32_t lo, hi, L = h->line_size;
+	flash_stubs(&p, in->tg, &lo, &hi);
+	double heat = veneer_heat(h, &p, in->tg);
+	if (hi > lo && heat > 0) {
+		uint32_t lines = (hi - lo + L - 1) / L + 1;
+		xb_grow(out, &cap, *nout + lines, sizeof **out);
+		uint32_t first = (start & ~(L - 1)) - lines * L;
+		for (uint32_t k = 0; k < lines; k++)
+			(*out)[(*nout)++] = (xb_heat_line){.line = first + k * L, .heat = heat};
+	}
+	placement_free(&p);
+	return 0;
+}
+
+/* Conflict that lines (address, heat) add to the load s when moved by shift. */
+static double tail_cost(const set_load *s, const xb_heat_line *t, size_t n, uint32_t shift,
+			uint32_t *count, double *heat, uint32_t *touched)
+{
+	size_t nt = 0;
+	for (size_t k = 0; k < n; k++) {
+		uint32_t set = ((t[k].line + shift) >> s->line_shift) & (s->nsets - 1);
+		if (!count[set]++)
+			touched[nt++] = set;
+		heat[set] += t[k].heat;
+	}
+	double cost = 0;
+	for (size_t k = 0; k < nt; k++) {
+		uint32_t set = touched[k];
+		double before = s->count[set] > s->ways ? s->heat[set] : 0;
+		double after = s->count[set] + count[set] > s->ways ? s->heat[set] + heat[set] : 0;
+		cost += after - before;
+		count[set] = 0;
+		heat[set] = 0;
+	}
+	return cost;
+}
+
+/* Slides what follows the hot block (the cold code, the stub section of veneers, the
+ * read-only data) to where its hot lines (veneers, data reads) add the least conflict to
+ * the hot block's sets: pads in front of the first section after the block (a colour entry
+ * for it). *pad gets the padding added. */
+static int anchor_tail(const colour_job *j, xb_layout *l, uint32_t pad_left, uint32_t *pad,
+		       xb_err *err)
+{
+	const xb_plan_input *in = j->in;
+	const xb_image *img = in->img;
+	const xb_map *m = &img->map;
+	xb_placement p;
+	*pad = 0;
+	if (plan_place(in, l, &p, err) != 0)
+		return -1;
+	set_load s;
+	set_load_init(&s, in->tg, j->h->hot_threshold);
+	xb_heat_line *tail = xmalloc((j->h->nlines + 1) * sizeof *tail);
+	size_t nt = 0;
+	for (size_t k = 0; k < j->h->nlines; k++) {
+		if (!set_load_is_hot(&s, j->h->lines[k].heat))
+			continue;
+		/* a line shared with a section in the block counts as the block's */
+		uint32_t last = j->h->lines[k].line + j->h->line_size - 2;
+		uint32_t a = placement_move(img, &p, j->h->lines[k].line);
+		uint32_t b = placement_move(img, &p, last) - (j->h->line_size - 2);
+		const xb_region *r = target_region_of(in->tg, a);
+		if (!r || r->kind != XB_REGION_FLASH)
+			continue;
+		if (a >= p.hot_end && b >= p.hot_end)
+			tail[nt++] = (xb_heat_line){.line = a, .heat = j->h->lines[k].heat};
+		else
+			set_load_add(&s, (a < p.hot_end ? a : b) >> s.line_shift, &j->h->lines[k].heat, 1);
+	}
+	uint32_t lo, hi, L = j->h->line_size;
+	flash_stubs(&p, in->tg, &lo, &hi);
+	double vh = veneer_heat(j->h, &p, in->tg);
+	if (hi > lo && vh > 0 && set_load_is_hot(&s, vh)) {
+		tail = xrealloc(tail, (nt + (hi - lo) / L + 3) * sizeof *tail);
+		for (uint32_t a = lo & ~(L - 1); a < hi; a += L)
+			tail[nt++] = (xb_heat_line){.line = a, .heat = vh};
+	}
+	/* the first section after the block (in the block's output section), and the step
+	 * that keeps every section behind it at its alignment */
+	long first = -1, block = mapfile_input_at(m, p.hot_start);
+	uint32_t step = L;
+	for (size_t i = 0; i < m->ninputs; i++) {
+		const xb_region *r = target_region_of(in->tg, p.input_addr[i]);
+		if (!r || r->kind != XB_REGION_FLASH || p.input_addr[i] < p.hot_end)
+			continue;
+		if (img->input_align[i] > step)
+			step = img->input_align[i];
+		if (block >= 0 && m->inputs[i].out_section == m->inputs[block].out_section &&
+		    (first < 0 || p.input_addr[i] < p.input_addr[first]))
+			first = (long)i;
+	}
+	int f = -1;
+	for (size_t i = 0; first >= 0 && i < img->nfuncs && f < 0; i++)
+		if (img->funcs[i].input == first && img->funcs[i].alias_of < 0)
+			f = (int)i;
+	uint32_t way = target_way_bytes(in->tg), best_shift = 0;
+	if (f >= 0 && nt && step < way) {
+		uint32_t *count = xcalloc(s.nsets, sizeof *count), *touched = xmalloc((nt + 1) * sizeof *touched);
+		double *heat = xcalloc(s.nsets, sizeof *heat);
+		uint32_t gap = p.input_addr[first] - p.hot_end;
+		double best = tail_cost(&s, tail, nt, 0, count, heat, touched);
+		for (uint32_t shift = step; best > 0 && shift < way - gap && gap + shift <= pad_left;
+		     shift += step) {
+			double c = tail_cost(&s, tail, nt, shift, count, heat, touched);
+			if (c < best) {
+				best = c;
+				best_shift = shift;
+			}
+		}
+		free(count);
+		free(touched);
+		free(heat);
+		if (best_shift) {
+			layout_add(l, f, XB_PLACE_COLOUR,
+				   (p.input_addr[first] + best_shift) & (way - 1));
+			*pad = gap + best_shift;
+		}
+	}
+	free(tail);
+	set_load_free(&s);
+	placement_free(&p);
+	return 0;
+}
+
 /* ---- candidates and the choice among them ---- */
 
 /* With a trace, candidates are compared by exact replay while this budget of replayed
  * fetches lasts (fetches, not time: a long trace keeps `plan` interactive and the choice
  * deterministic); the rest, and every candidate without a trace, by the sample model. */
-#define REPLAY_BUDGET (32u << 20)
+#define REPLAY_BUDGET (256u << 20)
 
 typedef struct candidate {
 	colour_params p;
@@ -215,7 +407,7 @@ typedef struct search {
 	xb_err *err;
 } search;
 
-static void search_build(search *s, colour_params p)
+static int search_build(search *s, colour_params p)
 {
 	candidate c = {.p = p, .misses = NAN};
 	layout_init(&c.l);
@@ -223,8 +415,15 @@ static void search_build(search *s, colour_params p)
 	for (size_t i = 0; i < s->head->n; i++)
 		layout_add(&c.l, s->head->e[i].func, s->head->e[i].place, s->head->e[i].way_offset);
 	c.score = colour_walk(&s->job, p, s->job.in->pad_budget, &c.l, &c.pad);
+	uint32_t more;
+	if (anchor_tail(&s->job, &c.l, s->job.in->pad_budget - c.pad, &more, s->err) != 0) {
+		layout_free(&c.l);
+		return -1;
+	}
+	c.pad += more;
 	xb_grow(&s->c, &s->cap, s->nc + 1, sizeof *s->c);
 	s->c[s->nc++] = c;
+	return 0;
 }
 
 /* Places candidate i as the linker will and drops it if its padding is not the walk's;
@@ -237,7 +436,7 @@ static int search_check(search *s, size_t i, int replay)
 	if (c->dropped || (c->checked && !want))
 		return 0;
 	xb_placement pl;
-	if (layout_place(in->img, in->tg, &c->l, &pl, s->err) != 0)
+	if (plan_place(in, &c->l, &pl, s->err) != 0)
 		return -1;
 	c->checked = 1;
 	int rc = 0;
@@ -306,11 +505,11 @@ static int search_run(search *s, xb_layout *out, double *misses)
 				: sizeof with_samples / sizeof *with_samples;
 	const double thresholds[2] = {s->job.h->hot_threshold, 0};
 	int nthr = s->job.h->hot_threshold > 0 ? 2 : 1, rc = 0;
-	for (size_t i = 0; i < nwin; i++)
-		for (int o = 0; o < 2; o++)
-			for (int t = 0; t < nthr; t++)
-				search_build(s, (colour_params){.window = windows[i], .by_heat = o,
-								.threshold = thresholds[t]});
+	for (size_t i = 0; i < nwin && rc == 0; i++)
+		for (int o = 0; o < 2 && rc == 0; o++)
+			for (int t = 0; t < nthr && rc == 0; t++)
+				rc = search_build(s, (colour_params){.window = windows[i], .by_heat = o,
+								     .threshold = thresholds[t]});
 	size_t *rank = xmalloc((s->nc + 1) * sizeof *rank);
 	for (size_t i = 0; i < s->nc; i++)
 		rank[i] = i;
@@ -327,8 +526,9 @@ static int search_run(search *s, xb_layout *out, double *misses)
 			if (dir < 0 ? p.window < step : p.window + step > 512)
 				continue;
 			p.window = dir < 0 ? p.window - step : p.window + step;
-			search_build(s, p);
-			rc = search_check(s, s->nc - 1, 1);
+			rc = search_build(s, p);
+			if (rc == 0)
+				rc = search_check(s, s->nc - 1, 1);
 		}
 	}
 	/* without a trace only the best need be checked */
@@ -378,12 +578,17 @@ static int colour_functions(const xb_plan_input *in, const xb_heat *h, const int
 	}
 	s.job.fill = fill;
 	s.job.nfill = find_fillers(in, h, funcs, n, out, fill);
+	xb_heat_line *pre;
+	int rc = find_preload(in, h, out, funcs, n, s.job.start, &pre, &s.job.npre, err);
+	s.job.pre = pre;
 	colour_job_init_shapes(&s.job);
-	int rc = search_run(&s, out, misses);
+	if (rc == 0)
+		rc = search_run(&s, out, misses);
 	for (size_t i = 0; i < s.nc; i++)
 		layout_free(&s.c[i].l);
 	free(s.c);
 	colour_job_free_shapes(&s.job);
+	free(pre);
 	free(order[0]);
 	free(order[1]);
 	free(fill);
@@ -398,7 +603,7 @@ static int predicted_cost(const xb_plan_input *in, const xb_heat *h, const xb_la
 			  double *cost, uint32_t *pad, xb_err *err)
 {
 	xb_placement p;
-	if (layout_place(in->img, in->tg, l, &p, err) != 0)
+	if (plan_place(in, l, &p, err) != 0)
 		return -1;
 	int rc = 0;
 	*pad = p.pad_bytes;
@@ -437,6 +642,33 @@ static int prefer_better(const xb_plan_input *in, const xb_heat *h, xb_layout *a
 	return 0;
 }
 
+/* Candidates are told apart by replaying a stretch of the trace, not all of it: whole
+ * echoes from the first (which only warms the cache) until PLAN_TRACE_FETCHES fetches, at
+ * least two counted echoes. The echoes of one workload repeat, so a few dozen rank the
+ * candidates as all of them would, at a fraction of the time; the prediction afterwards
+ * (plan_predict) replays the whole trace. Window marks are left out: candidates are
+ * compared on their misses per echo alone. */
+#define PLAN_TRACE_FETCHES (2u << 20)
+
+static const xb_trace *planning_trace(const xb_trace *t, xb_trace *buf)
+{
+	if (!t || t->n <= PLAN_TRACE_FETCHES || t->necho < 4)
+		return t;
+	trace_init(buf);
+	for (size_t i = 0; i < t->necho; i++) {
+		size_t b, e;
+		trace_echo_range(t, i, &b, &e);
+		if (i >= 3 && buf->n + (e - b) > PLAN_TRACE_FETCHES)
+			break;
+		if (i > 0)
+			trace_mark_echo(buf);
+		for (size_t k = b; k < e; k++)
+			if (t->addr[k] < XB_TRACE_MARK_IDLE || t->addr[k] > XB_TRACE_MARK_END)
+				trace_push(buf, t->addr[k]);
+	}
+	return buf;
+}
+
 /* Colours funcs into out; when the result is predicted no better than the same functions
  * packed in order (nothing to gain from padding, e.g. every line equally hot and far more
  * of them than the cache holds), the packed order is kept instead. */
@@ -450,10 +682,15 @@ int plan_colour_or_pack(const xb_plan_input *in, const xb_heat *h, const int *fu
 		layout_add(&packed, out->e[i].func, out->e[i].place, out->e[i].way_offset);
 	for (size_t k = 0; k < n; k++)
 		layout_add(&packed, funcs[k], XB_PLACE_HOT, 0);
+	xb_trace stretch;
+	xb_plan_input pin = *in;
+	pin.trace = planning_trace(in->trace, &stretch);
 	double misses;
-	int rc = colour_functions(in, h, funcs, n, out, &misses, err);
-	if (rc == 0 && prefer_better(in, h, out, misses, &packed, err) < 0)
+	int rc = colour_functions(&pin, h, funcs, n, out, &misses, err);
+	if (rc == 0 && prefer_better(&pin, h, out, misses, &packed, err) < 0)
 		rc = -1;
+	if (pin.trace != in->trace)
+		trace_free(&stretch);
 	layout_free(&packed);
 	return rc;
 }

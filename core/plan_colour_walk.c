@@ -18,33 +18,21 @@ typedef struct hot_line {
 } hot_line;
 
 /* Per section and offset of its start within a line, built on first use and shared by
- * every candidate: the lines of all its functions (a section may hold several). */
+ * every candidate: the lines of the whole input section (a section may hold several
+ * functions, and code without a function symbol). */
 struct colour_shapes {
 	uint32_t line;
-	int *first_func, *next_func;   /* the functions of each input section, as lists */
 	size_t *at;                    /* per (section, offset): index into pool + 1; 0: not built */
 	uint32_t *len;
 	hot_line *pool;
 	size_t npool, cap;
-	double *vec, *one;
+	double *vec;
 };
 
 void colour_job_init_shapes(colour_job *j)
 {
-	const xb_image *img = j->in->img;
 	struct colour_shapes *s = xcalloc(1, sizeof *s);
 	s->line = j->h->line_size;
-	s->first_func = xmalloc((img->map.ninputs + 1) * sizeof *s->first_func);
-	s->next_func = xmalloc((img->nfuncs + 1) * sizeof *s->next_func);
-	for (size_t i = 0; i < img->map.ninputs; i++)
-		s->first_func[i] = -1;
-	for (size_t i = img->nfuncs; i-- > 0;) {
-		const xb_function *f = &img->funcs[i];
-		if (f->alias_of >= 0 || f->input < 0)
-			continue;
-		s->next_func[i] = s->first_func[f->input];
-		s->first_func[f->input] = (int)i;
-	}
 	uint32_t longest = 0;
 	for (size_t k = 0; k < j->n; k++)
 		if (j->sec[k].size > longest)
@@ -52,7 +40,6 @@ void colour_job_init_shapes(colour_job *j)
 	s->at = xcalloc(j->n * s->line + 1, sizeof *s->at);
 	s->len = xcalloc(j->n * s->line + 1, sizeof *s->len);
 	s->vec = xcalloc(longest / s->line + 3, sizeof *s->vec);
-	s->one = xmalloc((longest / s->line + 3) * sizeof *s->one);
 	j->shapes = s;
 }
 
@@ -61,13 +48,10 @@ void colour_job_free_shapes(colour_job *j)
 	struct colour_shapes *s = j->shapes;
 	if (!s)
 		return;
-	free(s->first_func);
-	free(s->next_func);
 	free(s->at);
 	free(s->len);
 	free(s->pool);
 	free(s->vec);
-	free(s->one);
 	free(s);
 	j->shapes = NULL;
 }
@@ -79,18 +63,8 @@ static const hot_line *shape(const colour_job *j, size_t k, uint32_t offset, uin
 	size_t slot = k * s->line + offset;
 	if (!s->at[slot]) {
 		const colour_section *c = &j->sec[k];
-		const xb_image *img = j->in->img;
-		size_t nl = (offset + c->size + s->line - 1) / s->line + 1;
-		memset(s->vec, 0, nl * sizeof *s->vec);
-		uint32_t base = (uint32_t)img->map.inputs[c->input].addr;
-		for (int g = s->first_func[c->input]; g >= 0; g = s->next_func[g]) {
-			uint32_t start = offset + (img->funcs[g].addr - base);
-			size_t m = heat_function_lines(j->h, g, start, s->one);
-			size_t j0 = start / s->line;
-			for (size_t i = 0; i < m && j0 + i < nl; i++)
-				if (s->one[i] > s->vec[j0 + i])
-					s->vec[j0 + i] = s->one[i];
-		}
+		uint32_t base = (uint32_t)j->in->img->map.inputs[c->input].addr;
+		size_t nl = heat_range_lines(j->h, base, c->size, offset, s->vec);
 		uint32_t count = 0;
 		for (size_t i = 0; i < nl; i++)
 			count += s->vec[i] > 0;
@@ -485,6 +459,13 @@ static void walk_run(walk *w)
 	free(done);
 }
 
+/* Adds the lines placed before the walk (in front of the hot block, the veneers) to s. */
+static void preload(const colour_job *j, set_load *s)
+{
+	for (size_t k = 0; k < j->npre; k++)
+		set_load_add(s, j->pre[k].line >> s->line_shift, &j->pre[k].heat, 1);
+}
+
 /* The heat of the sets that hold more lines than ways, at the heat's own threshold. */
 static double walk_score(const walk *w)
 {
@@ -492,6 +473,7 @@ static double walk_score(const walk *w)
 	double threshold = w->job->h->hot_threshold;
 	if (threshold != w->s.threshold) {
 		set_load_init(&s, w->job->in->tg, threshold);
+		preload(w->job, &s);
 		for (size_t k = 0; k < w->n; k++) {
 			uint32_t n;
 			const hot_line *v = walk_shape(w, k, w->start[k], &n);
@@ -524,7 +506,10 @@ double colour_walk(colour_job *j, colour_params p, uint32_t pad_budget, xb_layou
 	set_load_init(&w.s, tg, p.threshold);
 	w.win_first = set_at(&w, j->start);
 	w.win_sets = p.window < w.nsets ? p.window : w.nsets - 1;
-	w.nfree = w.nsets - w.win_sets;
+	preload(j, &w.s);
+	w.nfree = 0;
+	for (uint32_t i = 0; i < w.nsets; i++)
+		w.nfree += set_free(&w, i);
 	w.start = xmalloc((j->n + 1) * sizeof *w.start);
 	w.to_free = xmalloc(w.nsets * sizeof *w.to_free);
 	w.no_fit_before = xcalloc(j->n + 1, sizeof *w.no_fit_before);

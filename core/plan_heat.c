@@ -5,13 +5,18 @@
 #include <string.h>
 
 /* Open-addressing map from a key (a line address, or a function index and a line address)
- * to the number of echoes that touched it. */
+ * to the number of times the trace came back to it. */
 typedef struct touch_slot {
 	uint64_t key;
 	uint32_t used;
-	uint64_t echoes;
-	int64_t last_echo;
+	uint64_t visits;
+	int64_t last;       /* index of the last fetch of it, -1 before the first */
 } touch_slot;
+
+/* A fetch this many trace entries after the last one of the same line is a new visit: it
+ * misses in a set whose lines cannot all stay cached. A loop that runs through a few lines
+ * many times visits each of them once. */
+#define VISIT_GAP 512
 
 typedef struct touch_map {
 	touch_slot *s;
@@ -36,19 +41,18 @@ static touch_slot *touch_get(touch_map *m, uint64_t key)
 	if (!m->s[i].used) {
 		m->s[i].used = 1;
 		m->s[i].key = key;
-		m->s[i].last_echo = -1;
+		m->s[i].last = -1;
 		m->n++;
 	}
 	return &m->s[i];
 }
 
-static void touch(touch_map *m, uint64_t key, int64_t echo)
+static void touch(touch_map *m, uint64_t key, int64_t i)
 {
 	touch_slot *s = touch_get(m, key);
-	if (s->last_echo != echo) {
-		s->last_echo = echo;
-		s->echoes++;
-	}
+	if (s->last < 0 || i - s->last > VISIT_GAP)
+		s->visits++;
+	s->last = i;
 }
 
 static int heat_line_cmp(const void *a, const void *b)
@@ -62,8 +66,10 @@ static int first_of_alias(const xb_image *img, int i)
 	return img->funcs[i].alias_of >= 0 ? img->funcs[i].alias_of : i;
 }
 
-/* Line heat: the share of echoes that touch the line. Function heat: the lines its own
- * fetches touch per echo, so a tiny function sharing a line with a hot one stays cold. */
+/* Line heat: visits to the line per echo (a line every echo runs through once has heat 1, a
+ * line each echo comes back to three times heat 3). Function heat: the same summed over the
+ * lines its own fetches touch, so a tiny function sharing a line with a hot one stays
+ * cold. */
 static void heat_from_trace(xb_heat *h, const xb_plan_input *in)
 {
 	const xb_target *tg = in->tg;
@@ -71,38 +77,45 @@ static void heat_from_trace(xb_heat *h, const xb_plan_input *in)
 	const xb_image *img = h->img;
 	touch_map lines = {0}, own = {0};
 	size_t from = trace_counted_from(t), echoes = trace_echo_count(t);
-	size_t e = 0;
-	int64_t echo = 0;
+	int *first_in_input = xmalloc((img->map.ninputs + 1) * sizeof *first_in_input);
+	for (size_t i = 0; i < img->map.ninputs; i++)
+		first_in_input[i] = -1;
+	for (size_t i = img->nfuncs; i-- > 0;)
+		if (img->funcs[i].input >= 0 && img->funcs[i].alias_of < 0)
+			first_in_input[img->funcs[i].input] = (int)i;
 	const xb_function *f = NULL;
+	int owner = -1;
 	for (size_t i = from; i < t->n; i++) {
-		while (e < t->necho && t->echo[e] <= i) {
-			echo = (int64_t)e;
-			e++;
-		}
 		uint32_t off;
 		enum xb_alias_mode mode;
 		if (!target_decode_xip(tg, t->addr[i], &off, &mode))
 			continue;
 		uint32_t a = tg->flash_base + off;
 		uint32_t line = a & ~(h->line_size - 1);
-		touch(&lines, line, echo);
-		if (!f || a < f->addr || a >= f->addr + f->size)
+		touch(&lines, line, (int64_t)i);
+		if (!f || a - f->addr >= f->size) {
+			/* the function whose symbol covers a, else the first function of the input
+			 * section holding it (code without a sized symbol, such as an assembler
+			 * routine, moves with its section) */
 			f = image_function_at(img, a);
-		if (f) {
-			uint64_t fi = (uint64_t)first_of_alias(img, (int)(f - img->funcs));
-			touch(&own, fi << 32 | line, echo);
+			long mi = !f && img->has_map ? mapfile_input_at(&img->map, a) : -1;
+			owner = f ? first_of_alias(img, (int)(f - img->funcs))
+				  : mi >= 0 ? first_in_input[mi] : -1;
 		}
+		if (owner >= 0)
+			touch(&own, (uint64_t)owner << 32 | line, (int64_t)i);
 	}
+	free(first_in_input);
 	h->lines = xmalloc((lines.n + 1) * sizeof *h->lines);
 	for (size_t i = 0; i < lines.cap; i++)
 		if (lines.s[i].used)
 			h->lines[h->nlines++] = (xb_heat_line){
 				.line = (uint32_t)lines.s[i].key,
-				.heat = (double)lines.s[i].echoes / (double)echoes,
+				.heat = (double)lines.s[i].visits / (double)echoes,
 			};
 	for (size_t i = 0; i < own.cap; i++)
 		if (own.s[i].used)
-			h->func[own.s[i].key >> 32] += (double)own.s[i].echoes / (double)echoes;
+			h->func[own.s[i].key >> 32] += (double)own.s[i].visits / (double)echoes;
 	free(lines.s);
 	free(own.s);
 	qsort(h->lines, h->nlines, sizeof *h->lines, heat_line_cmp);
@@ -216,22 +229,22 @@ static size_t first_line_at_or_after(const xb_heat *h, uint32_t line)
 	return lo;
 }
 
-size_t heat_function_lines(const xb_heat *h, int fi, uint32_t start, double *out)
+size_t heat_range_lines(const xb_heat *h, uint32_t addr, uint32_t size, uint32_t start,
+			double *out)
 {
-	const xb_function *f = &h->img->funcs[fi];
 	uint32_t L = h->line_size;
-	if (f->size == 0)
+	if (size == 0)
 		return 0;
-	size_t n = ((start & (L - 1)) + f->size - 1) / L + 1;
+	size_t n = ((start & (L - 1)) + size - 1) / L + 1;
 	memset(out, 0, n * sizeof *out);
-	uint32_t first = f->addr & ~(L - 1);
+	uint32_t first = addr & ~(L - 1);
 	for (size_t k = first_line_at_or_after(h, first);
-	     k < h->nlines && h->lines[k].line < f->addr + f->size; k++) {
-		/* the bytes of this original line that belong to f, moved to start */
-		uint32_t lo = h->lines[k].line > f->addr ? h->lines[k].line - f->addr : 0;
-		uint32_t hi = h->lines[k].line + L - f->addr;
-		if (hi > f->size)
-			hi = f->size;
+	     k < h->nlines && h->lines[k].line < addr + size; k++) {
+		/* the bytes of this original line inside the range, moved to start */
+		uint32_t lo = h->lines[k].line > addr ? h->lines[k].line - addr : 0;
+		uint32_t hi = h->lines[k].line + L - addr;
+		if (hi > size)
+			hi = size;
 		size_t j0 = ((start & (L - 1)) + lo) / L, j1 = ((start & (L - 1)) + hi - 1) / L;
 		for (size_t j = j0; j <= j1 && j < n; j++)
 			if (h->lines[k].heat > out[j])

@@ -10,7 +10,8 @@
 
 typedef struct xb_heat_line {
 	uint32_t line;      /* line address in the normal flash alias */
-	double heat;        /* trace: share of echoes that touch it (0..1); samples: the
+	double heat;        /* trace: visits per echo (a fetch more than a few hundred trace
+			     * entries after the line's last one starts a visit); samples: the
 			     * function's net samples spread evenly over its lines */
 } xb_heat_line;
 
@@ -35,9 +36,11 @@ void heat_free(xb_heat *h);
  * allocated. */
 size_t heat_hot_functions(const xb_heat *h, int **out);
 
-/* The heat of function f's lines if it started at `start` (any alignment): out[j] is the
- * heat of relative line j (line index (start >> log2(line)) + j). Returns the number of
- * lines; out must hold size/line + 2 entries. */
-size_t heat_function_lines(const xb_heat *h, int f, uint32_t start, double *out);
+/* The heat of the lines of the stock range [addr, addr + size) (an input section) if it
+ * started at `start` (any alignment): out[j] is the heat of relative line j (line index
+ * (start >> log2(line)) + j). Returns the number of lines; out must hold size/line + 2
+ * entries. */
+size_t heat_range_lines(const xb_heat *h, uint32_t addr, uint32_t size, uint32_t start,
+			double *out);
 
 #endif

@@ -36,6 +36,14 @@ void set_load_add(set_load *s, uint32_t line, const double *vec, size_t n);
 double plan_conflict_score(const xb_plan_input *in, const xb_heat *h, const xb_placement *p,
 			   uint32_t *sets_over_ways);
 
+/* Adds the SRAM entries to out: with in->sram_libraries every function of those
+ * libraries, else the densest of hot[0..n) (heat per byte, busy-wait loops left out)
+ * within in->sram_budget. A function that runs before the start-up code has copied the
+ * RAM sections stays in flash and is listed in out->refused. in_sram (per map input) marks
+ * the sections moved. Fails for an unknown library. */
+int plan_select_sram(const xb_plan_input *in, const xb_heat *h, const int *hot, size_t n,
+		     xb_layout *out, int8_t *in_sram, xb_err *err);
+
 /* Colours funcs[0..n) (hottest first) after the entries already in out (SRAM entries; none
  * in the hot block); when the result is predicted no better than the same functions packed
  * in order, the packed order is kept instead. */
@@ -70,6 +78,8 @@ typedef struct colour_job {
 	const colour_filler *fill;     /* largest first */
 	size_t nfill;
 	uint32_t start;                /* where the hot block starts */
+	const xb_heat_line *pre;       /* lines that take a way before the walk starts: those */
+	size_t npre;                   /* in front of the hot block and the veneers' place */
 	struct colour_shapes *shapes;  /* the walk's cache of executed lines per section */
 } colour_job;
 

@@ -21,6 +21,14 @@ typedef struct xb_trace {
 	size_t necho, echo_cap;
 } xb_trace;
 
+/* Window marks: addresses no code has (the ARMv6-M EXC_RETURN range, never fetched), which
+ * the virtual Pico's recorder puts in a trace where a measurement's windows start and end,
+ * so that a replay can count misses as the measurement does (traffic minus idle). They are
+ * not flash addresses, so a cache replay ignores them. */
+#define XB_TRACE_MARK_IDLE    0xFFFFFFF0u /* an idle window starts */
+#define XB_TRACE_MARK_TRAFFIC 0xFFFFFFF1u /* the traffic window starts (the idle one ends) */
+#define XB_TRACE_MARK_END     0xFFFFFFF2u /* the traffic window ends */
+
 void trace_init(xb_trace *t);
 void trace_free(xb_trace *t);
 void trace_push(xb_trace *t, uint32_t addr);

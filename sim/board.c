@@ -670,6 +670,12 @@ void board_counters(const xb_board *b, xb_board_counters *out)
 	out->xip_misses = cache_total_misses(b->cache);
 }
 
+void board_trace_mark(xb_board *b, uint32_t mark)
+{
+	if (b->cpu.trace)
+		trace_stream_push(b->cpu.trace, mark);
+}
+
 void board_set_trace(xb_board *b, xb_trace_stream *s)
 {
 	b->cpu.trace = s;

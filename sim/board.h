@@ -239,6 +239,9 @@ void board_counters(const xb_board *b, xb_board_counters *out);
  * and SRAM alike) and every data read of flash to s, in order, as full bus addresses
  * (word-aligned for fetches). NULL stops tracing. The caller owns s. */
 void board_set_trace(xb_board *b, xb_trace_stream *s);
+/* Puts a window mark (XB_TRACE_MARK_IDLE, _TRAFFIC, _END of core/trace.h) in the trace
+ * (no-op without one). */
+void board_trace_mark(xb_board *b, uint32_t mark);
 /* Marks an echo boundary in the trace (no-op without one). */
 void board_trace_mark_echo(xb_board *b);
 

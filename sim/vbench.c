@@ -126,6 +126,26 @@ static void snap_event(xb_board *b, void *ctx)
 	board_counters(b, ctx);
 }
 
+/* The window edges: the counters, and a mark in the fetch trace (if one is recorded) so
+ * that a replay of the trace can count as the measurement does. */
+static void snap_idle(xb_board *b, void *ctx)
+{
+	board_trace_mark(b, XB_TRACE_MARK_IDLE);
+	snap_event(b, ctx);
+}
+
+static void snap_traffic(xb_board *b, void *ctx)
+{
+	board_trace_mark(b, XB_TRACE_MARK_TRAFFIC);
+	snap_event(b, ctx);
+}
+
+static void snap_end(xb_board *b, void *ctx)
+{
+	board_trace_mark(b, XB_TRACE_MARK_END);
+	snap_event(b, ctx);
+}
+
 static void flush_event(xb_board *b, void *ctx)
 {
 	(void)ctx;
@@ -152,9 +172,9 @@ int vbench_phase_start(xb_vbench *v, xb_vbench_phase *ph, xb_err *err)
 	ph->idle_start = settled(v);
 	ph->start = ph->no_idle ? ph->idle_start : ph->idle_start + ph->window;
 	if (!ph->no_idle)
-		board_schedule(v->b, ph->idle_start, snap_event, &ph->idle);
-	board_schedule(v->b, ph->start, snap_event, &ph->traffic);
-	board_schedule(v->b, ph->start + ph->window, snap_event, &ph->end);
+		board_schedule(v->b, ph->idle_start, snap_idle, &ph->idle);
+	board_schedule(v->b, ph->start, snap_traffic, &ph->traffic);
+	board_schedule(v->b, ph->start + ph->window, snap_end, &ph->end);
 	if (ph->kind == XB_NETPEER_ICMP) {
 		xb_netpeer_ping pg = {.start = ph->start, .interval = ph->interval, .count = ph->count,
 				      .size = ph->size, .id = VBENCH_PING_ID, .seq = 0};

@@ -1,5 +1,9 @@
 /* test_plan: layouts, placement as GNU ld does it, planners and predictions on synthetic
- * images. The GNU ld round trip itself is tests/integration/test_roundtrip.sh. */
+ * images; the Thumb calls of an image, the long-branch veneers of calls between flash and
+ * SRAM (where ld puts them, how the trace goes through them), a trace of 32-bit word
+ * fetches followed halfword by halfword, the measurement's idle and traffic windows, the
+ * SRAM selection (whole libraries, code that runs before the start-up copy) and the visit
+ * heat. The GNU ld round trip itself is tests/integration/test_roundtrip.sh. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -12,6 +16,7 @@
 #include <unistd.h>
 
 #include "../../core/plan.h"
+#include "../../core/plan_heat.h"
 #include "../common/synth.h"
 
 static xb_target tg;
@@ -381,6 +386,413 @@ static void test_trace_prediction_orders_layouts(void **state)
 	synth_image_free(&img);
 }
 
+/* ---- what GNU ld and the core do that a prediction must follow ---- */
+
+static void put16(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)v;
+	p[1] = (uint8_t)(v >> 8);
+}
+
+/* A Thumb BL at site (the bytes at p) to target. */
+static void put_bl(uint8_t *p, uint32_t site, uint32_t target)
+{
+	uint32_t off = target - (site + 4);
+	uint32_t s = (off >> 24) & 1;
+	uint32_t j1 = (!((off >> 23) & 1)) ^ s, j2 = (!((off >> 22) & 1)) ^ s;
+	put16(p, 0xF000 | s << 10 | ((off >> 12) & 0x3FF));
+	put16(p + 2, 0xD000 | j1 << 13 | j2 << 11 | ((off >> 1) & 0x7FF));
+}
+
+/* The code of a synthetic image: NOPs (MOV R8, R8) everywhere, with BLs at the sites. */
+static void synth_code(xb_code *c, const xb_image *img, const uint32_t *site,
+		       const uint32_t *target, size_t n)
+{
+	uint32_t lo = 0x10000100, hi = (uint32_t)(img->map.outputs[0].addr + img->map.outputs[0].size);
+	uint8_t *bytes = xmalloc(hi - lo);
+	for (uint32_t a = lo; a < hi; a += 2)
+		put16(bytes + (a - lo), 0x46C0);
+	for (size_t k = 0; k < n; k++)
+		put_bl(bytes + (site[k] - lo), site[k], target[k]);
+	calls_init(c);
+	calls_add_thumb(c, lo, bytes, hi - lo);
+	calls_sort(c);
+	free(bytes);
+}
+
+/* Places the synthetic image with f3 in SRAM, with the given calls. */
+static void place_f3_in_sram(const xb_image *img, const uint32_t *site, const uint32_t *target,
+			     size_t n, xb_code *c, xb_placement *p)
+{
+	synth_code(c, img, site, target, n);
+	xb_layout l;
+	layout_init(&l);
+	layout_add(&l, 3, XB_PLACE_SRAM, 0);
+	xb_err err;
+	assert_int_equal(layout_place_calls(img, &tg, &l, c, p, &err), 0);
+	layout_free(&l);
+}
+
+static void test_calls_decode(void **state)
+{
+	(void)state;
+	uint8_t code[32];
+	uint32_t base = 0x10001000;
+	put_bl(code, base, base + 0x2468);          /* forward */
+	put16(code + 4, 0x4798);                    /* BLX R3 */
+	put_bl(code + 6, base + 6, base - 0x1000);  /* backward, starting at 2 mod 4 */
+	put16(code + 10, 0xF380);                   /* MSR: 32-bit, not a call */
+	put16(code + 12, 0x8808);
+	put16(code + 14, 0x4770);                   /* BX LR */
+	put16(code + 16, 0xE7FC);                   /* B . - 4 */
+	put16(code + 18, 0xD1FE);                   /* BNE . */
+	put16(code + 20, 0xBD10);                   /* POP {R4, PC} */
+	put16(code + 22, 0x4687);                   /* MOV PC, R0 */
+	put16(code + 24, 0x2001);                   /* MOVS R0, #1 */
+	put16(code + 26, 0xDF00);                   /* SVC 0 */
+	put16(code + 28, 0x46C0);
+	put16(code + 30, 0x46C0);
+	xb_code c;
+	calls_init(&c);
+	calls_add_thumb(&c, base, code, sizeof code);
+	calls_sort(&c);
+	assert_int_equal(c.n, 2);
+	assert_int_equal(c.v[0].site, base);
+	assert_int_equal(c.v[0].target, base + 0x2468);
+	assert_int_equal(c.v[1].site, base + 6);
+	assert_int_equal(c.v[1].target, base - 0x1000);
+	assert_true(code_is_return_point(&c, base + 4));   /* after the first BL */
+	assert_true(code_is_return_point(&c, base + 6));   /* after BLX R3 */
+	assert_true(code_is_return_point(&c, base + 10));  /* after the second BL */
+	assert_false(code_is_return_point(&c, base + 14));
+	assert_int_equal(calls_lower_bound(&c, base + 2), 1);
+	uint32_t lo, hi;
+	assert_true(code_thumb_span(&c, base + 30, &lo, &hi));
+	assert_int_equal(lo, base);
+	assert_int_equal(hi, base + 32);
+	assert_false(code_thumb_span(&c, base + 32, &lo, &hi));
+	xb_insn in;
+	struct {
+		uint32_t at;
+		enum xb_flow flow;
+		unsigned size;
+		uint32_t target;
+	} want[] = {
+		{0, XB_FLOW_CALL, 4, base + 0x2468}, {4, XB_FLOW_INDIRECT, 2, 0},
+		{6, XB_FLOW_CALL, 4, base - 0x1000}, {10, XB_FLOW_NEXT, 4, 0},
+		{14, XB_FLOW_RETURN, 2, 0}, {16, XB_FLOW_JUMP, 2, base + 16 + 4 - 8},
+		{18, XB_FLOW_COND, 2, base + 18}, {20, XB_FLOW_RETURN, 2, 0},
+		{22, XB_FLOW_INDIRECT, 2, 0}, {24, XB_FLOW_NEXT, 2, 0},
+		{26, XB_FLOW_INDIRECT, 2, 0},
+	};
+	for (size_t k = 0; k < sizeof want / sizeof *want; k++) {
+		assert_true(code_insn(&c, base + want[k].at, &in));
+		assert_int_equal(in.flow, want[k].flow);
+		assert_int_equal(in.size, want[k].size);
+		if (want[k].target)
+			assert_int_equal(in.target, want[k].target);
+	}
+	assert_false(code_insn(&c, base + 40, &in));
+	calls_free(&c);
+}
+
+/* f3 to SRAM, called from f1 and f5 (one veneer in flash) and calling f7 and f9 (two
+ * veneers in SRAM). */
+static void test_veneers_placed_like_ld(void **state)
+{
+	(void)state;
+	xb_image img;
+	synth_image(&img, 20, 3);
+	uint32_t site[4] = {up(img.funcs[1].addr, 4), up(img.funcs[5].addr, 4) + 4,
+			    up(img.funcs[3].addr, 4), up(img.funcs[3].addr, 4) + 4};
+	uint32_t target[4] = {img.funcs[3].addr, img.funcs[3].addr, img.funcs[9].addr,
+			      img.funcs[7].addr};
+	xb_code c;
+	xb_placement p;
+	place_f3_in_sram(&img, site, target, 4, &c, &p);
+	assert_int_equal(p.nveneers, 3);
+	assert_int_equal(p.veneer_bytes_flash, 16);
+	assert_int_equal(p.veneer_bytes_ram, 32);
+	/* flash: the stub section after the last input of .text */
+	uint32_t last_end = p.new_addr[19] + img.funcs[19].size;
+	assert_int_equal(p.veneers[0].target, img.funcs[3].addr);
+	assert_int_equal(p.veneers[0].addr, up(last_end, 4));
+	/* SRAM: after the last RAM function, by target address; .data behind them */
+	assert_int_equal(p.new_addr[3], 0x20000000);
+	uint32_t stub = up(0x20000000 + img.funcs[3].size, 4);
+	assert_int_equal(p.veneers[1].target, img.funcs[7].addr);
+	assert_int_equal(p.veneers[1].addr, stub);
+	assert_int_equal(p.veneers[2].target, img.funcs[9].addr);
+	assert_int_equal(p.veneers[2].addr, stub + 16);
+	assert_int_equal(p.input_addr[img.map.ninputs - 1], stub + 32);
+	assert_int_equal(p.extra_ram, stub + 32 - 0x20000000);
+	/* every call between flash and SRAM goes through its veneer */
+	assert_int_equal(p.nvcalls, 4);
+	for (size_t k = 0; k < 4; k++)
+		assert_int_equal(p.vcalls[k].veneer,
+				 p.vcalls[k].target == img.funcs[3].addr ? 0
+				 : p.vcalls[k].target == img.funcs[7].addr ? 1 : 2);
+	/* the load image of .data follows the text in flash, grown by the veneers */
+	assert_int_equal(p.output_load[1], up(p.veneers[0].addr + 16, 1));
+	/* without the calls, no veneer */
+	placement_free(&p);
+	calls_free(&c);
+	place_f3_in_sram(&img, NULL, NULL, 0, &c, &p);
+	assert_int_equal(p.nveneers, 0);
+	placement_free(&p);
+	calls_free(&c);
+	synth_image_free(&img);
+}
+
+static int first_at_2_mod_4(const xb_image *img, uint32_t min_size)
+{
+	for (size_t i = 1; i < img->nfuncs; i++)
+		if ((img->funcs[i].addr & 3) == 2 && img->funcs[i].size >= min_size)
+			return (int)i;
+	return -1;
+}
+
+/* A function at 2 mod 4 moved to 0 mod 4: the stock word holding its first halfword also
+ * holds the previous function's last, and each later word's two halfwords land in two
+ * words. */
+static void test_trace_followed_by_halfword(void **state)
+{
+	(void)state;
+	xb_image img;
+	synth_image(&img, 30, 5);
+	int k = first_at_2_mod_4(&img, 32);
+	assert_true(k > 0);
+	xb_code c;
+	synth_code(&c, &img, NULL, NULL, 0);
+	xb_layout l;
+	layout_init(&l);
+	layout_add(&l, k, XB_PLACE_HOT, 0);
+	xb_placement p;
+	xb_err err;
+	assert_int_equal(layout_place_calls(&img, &tg, &l, &c, &p, &err), 0);
+	uint32_t start = img.funcs[k].addr, n = p.new_addr[k];
+	assert_int_equal(n & 3, 0);
+	xb_trace t, m;
+	trace_init(&t);
+	trace_mark_echo(&t);
+	for (uint32_t w = start - 2; w <= start + 6; w += 4)
+		trace_push(&t, w);
+	trace_push(&t, img.funcs[0].addr); /* a jump elsewhere */
+	layout_apply_trace(&img, &tg, &p, &t, &m);
+	/* start .. start + 8 ran: words n, n + 4, n + 8 */
+	assert_true(m.n >= 4);
+	assert_int_equal(m.addr[0], n);
+	assert_int_equal(m.addr[1], n + 4);
+	assert_int_equal(m.addr[2], n + 8);
+	assert_int_equal(m.addr[3], p.new_addr[0] & ~3u);
+	trace_free(&m);
+
+	/* a trace of every instruction's address is moved address by address */
+	trace_free(&t);
+	trace_init(&t);
+	for (uint32_t h = start; h < start + 10; h += 2)
+		trace_push(&t, h);
+	layout_apply_trace(&img, &tg, &p, &t, &m);
+	assert_int_equal(m.n, 5);
+	for (size_t i = 0; i < 5; i++)
+		assert_int_equal(m.addr[i], n + 2 * i);
+	trace_free(&m);
+	trace_free(&t);
+	placement_free(&p);
+	layout_free(&l);
+	calls_free(&c);
+	synth_image_free(&img);
+}
+
+/* f1 calls f3, which goes to SRAM: the moved trace runs through the veneer. */
+static void test_trace_goes_through_veneer(void **state)
+{
+	(void)state;
+	xb_image img;
+	synth_image(&img, 20, 3);
+	uint32_t site = up(img.funcs[1].addr, 4), target = img.funcs[3].addr;
+	assert_true(site + 4 <= img.funcs[1].addr + img.funcs[1].size);
+	xb_code c;
+	xb_placement p;
+	place_f3_in_sram(&img, &site, &target, 1, &c, &p);
+	assert_int_equal(p.nveneers, 1);
+	uint32_t v = p.veneers[0].addr;
+	xb_trace t, m;
+	trace_init(&t);
+	trace_mark_echo(&t);
+	trace_push(&t, site);          /* the BL */
+	trace_push(&t, target & ~3u);  /* f3's first word */
+	layout_apply_trace(&img, &tg, &p, &t, &m);
+	assert_int_equal(m.n, 6);
+	assert_int_equal(m.addr[0], p.new_addr[1] + (site - img.funcs[1].addr));
+	assert_int_equal(m.addr[1], v);
+	assert_int_equal(m.addr[2], v + 12); /* the literal */
+	assert_int_equal(m.addr[3], v + 4);
+	assert_int_equal(m.addr[4], v + 8);
+	assert_int_equal(m.addr[5], 0x20000000);
+	trace_free(&m);
+	trace_free(&t);
+	placement_free(&p);
+	calls_free(&c);
+	synth_image_free(&img);
+}
+
+/* Misses per echo as measured: the traffic window's minus the idle window's. */
+static void test_window_misses(void **state)
+{
+	(void)state;
+	xb_trace t;
+	trace_init(&t);
+	trace_push(&t, XB_TRACE_MARK_IDLE);
+	trace_push(&t, 0x10000100); /* A: miss */
+	trace_push(&t, 0x10000200); /* B: miss */
+	trace_push(&t, XB_TRACE_MARK_TRAFFIC);
+	trace_mark_echo(&t);
+	trace_push(&t, 0x10000100); /* A: hit */
+	trace_push(&t, 0x10000300); /* C: miss */
+	trace_mark_echo(&t);
+	trace_push(&t, 0x10000400); /* D: miss */
+	trace_push(&t, 0x10000500); /* E: miss */
+	trace_push(&t, XB_TRACE_MARK_END);
+	trace_push(&t, 0x10000600); /* after the window */
+	trace_mark_echo(&t);
+	double per_echo;
+	xb_err err;
+	assert_int_equal(plan_window_misses(&tg, &t, &per_echo, &err), 0);
+	assert_true(per_echo > 0.499 && per_echo < 0.501); /* (3 - 2) / 2 */
+	trace_free(&t);
+	trace_init(&t);
+	trace_mark_echo(&t);
+	trace_push(&t, 0x10000100);
+	assert_int_equal(plan_window_misses(&tg, &t, &per_echo, &err), 1);
+	trace_free(&t);
+}
+
+/* f0 is the reset handler, f1 runs before the start-up copy reads the load image of .data;
+ * f0..f5 run in every echo. */
+static void boot_trace(xb_trace *t, const xb_image *img)
+{
+	trace_init(t);
+	trace_push(t, img->funcs[0].addr);
+	trace_push(t, img->funcs[1].addr);
+	trace_push(t, (uint32_t)img->map.outputs[1].lma + 4);
+	trace_push(t, img->funcs[0].addr + 2);
+	for (int e = 0; e < 4; e++) {
+		trace_mark_echo(t);
+		for (int f = 0; f < 6; f++)
+			for (uint32_t o = 0; o < 16; o += 4)
+				trace_push(t, (img->funcs[f].addr & ~3u) + o);
+	}
+}
+
+static int in_sram(const xb_layout *l, int f)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (l->e[i].func == f && l->e[i].place == XB_PLACE_SRAM)
+			return 1;
+	return 0;
+}
+
+static void test_sram_keeps_boot_code_and_takes_libraries(void **state)
+{
+	(void)state;
+	xb_image img;
+	synth_image(&img, 20, 7);
+	img.entry = img.funcs[0].addr;
+	xb_trace t;
+	boot_trace(&t, &img);
+	xb_plan_input in = {.img = &img, .tg = &tg, .trace = &t, .sram_budget = 65536,
+			    .pad_budget = 8192};
+	xb_layout l;
+	layout_init(&l);
+	xb_err err;
+	assert_int_equal(plan_sram.plan(&in, &l, &err), 0);
+	assert_false(in_sram(&l, 0));
+	assert_false(in_sram(&l, 1));
+	for (int f = 2; f < 6; f++)
+		assert_true(in_sram(&l, f));
+	assert_int_equal(l.nrefused, 2);
+	assert_int_equal(l.refused[0].func + l.refused[1].func, 1);
+	for (size_t i = 0; i < 2; i++)
+		assert_non_null(strstr(l.refused[i].why, l.refused[i].func == 0 ? "reset handler"
+										: "before"));
+	layout_free(&l);
+
+	/* whole libraries: every function but the boot code, whatever the budget */
+	in.sram_libraries = "synth";
+	in.sram_budget = 16;
+	layout_init(&l);
+	assert_int_equal(plan_names.plan(&in, &l, &err), 0);
+	size_t n = 0;
+	for (size_t f = 0; f < img.nfuncs; f++)
+		n += in_sram(&l, (int)f);
+	assert_int_equal(n, img.nfuncs - 2);
+	layout_free(&l);
+	in.sram_libraries = "synth,nope";
+	layout_init(&l);
+	assert_int_equal(plan_sram.plan(&in, &l, &err), -1);
+	assert_non_null(strstr(err.msg, "no library 'nope'"));
+	layout_free(&l);
+
+	/* without a trace from reset: the reset handler and what it calls stay */
+	trace_free(&t);
+	trace_init(&t);
+	trace_mark_echo(&t);
+	for (int f = 0; f < 6; f++)
+		trace_push(&t, img.funcs[f].addr & ~3u);
+	uint32_t site = up(img.funcs[0].addr, 4), target = img.funcs[4].addr;
+	xb_code c;
+	synth_code(&c, &img, &site, &target, 1);
+	in.calls = &c;
+	in.sram_libraries = NULL;
+	in.sram_budget = 65536;
+	layout_init(&l);
+	assert_int_equal(plan_names.plan(&in, &l, &err), 0);
+	assert_false(in_sram(&l, 0));
+	assert_false(in_sram(&l, 4));
+	assert_true(in_sram(&l, 1));
+	layout_free(&l);
+	calls_free(&c);
+	trace_free(&t);
+	synth_image_free(&img);
+}
+
+/* Heat counts visits: a line the echo comes back to after a long stretch counts twice, a
+ * loop through it once. */
+static void test_heat_counts_visits(void **state)
+{
+	(void)state;
+	xb_image img;
+	synth_image(&img, 40, 9);
+	uint32_t a = img.funcs[2].addr & ~7u, b = img.funcs[30].addr & ~7u;
+	xb_trace t;
+	trace_init(&t);
+	trace_mark_echo(&t);
+	for (int r = 0; r < 50; r++) { /* a loop over a and a + 8 */
+		trace_push(&t, a);
+		trace_push(&t, a + 8);
+	}
+	for (int r = 0; r < 600; r++)
+		trace_push(&t, b + (uint32_t)(r % 64) * 8);
+	trace_push(&t, a); /* back to a after a long stretch */
+	xb_plan_input in = {.img = &img, .tg = &tg, .trace = &t};
+	xb_heat h;
+	xb_err err;
+	assert_int_equal(heat_build(&h, &in, &err), 0);
+	double ha = -1, ha8 = -1;
+	for (size_t k = 0; k < h.nlines; k++) {
+		if (h.lines[k].line == a)
+			ha = h.lines[k].heat;
+		if (h.lines[k].line == a + 8)
+			ha8 = h.lines[k].heat;
+	}
+	assert_true(ha > 1.99 && ha < 2.01);
+	assert_true(ha8 > 0.99 && ha8 < 1.01);
+	heat_free(&h);
+	trace_free(&t);
+	synth_image_free(&img);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -394,6 +806,13 @@ int main(void)
 		cmocka_unit_test(test_colour_beats_hot_on_sample_model),
 		cmocka_unit_test(test_sram_budget_and_busy_wait),
 		cmocka_unit_test(test_trace_prediction_orders_layouts),
+		cmocka_unit_test(test_calls_decode),
+		cmocka_unit_test(test_veneers_placed_like_ld),
+		cmocka_unit_test(test_trace_followed_by_halfword),
+		cmocka_unit_test(test_trace_goes_through_veneer),
+		cmocka_unit_test(test_window_misses),
+		cmocka_unit_test(test_sram_keeps_boot_code_and_takes_libraries),
+		cmocka_unit_test(test_heat_counts_visits),
 	};
 	return cmocka_run_group_tests(tests, setup, NULL);
 }
