@@ -313,8 +313,9 @@ static void print_tables(const exp_ctx *c, FILE *f)
 		   "usbmon records); UDP echo: %zu rate steps of %.2f s, %u passes, %u-byte "
 		   "datagrams (peak: highest reply rate); footprint: cache flushed, one ping, misses "
 		   "in %.0f ms minus an idle window. Predicted: the profile's fetch trace moved to "
-		   "the layout's addresses and replayed through the cache model; OPT bound: Belady "
-		   "on a fully associative cache of the same size (a model, not a measurement). "
+		   "the layout's addresses and replayed through the cache model; OPT bound: the "
+		   "prediction less the misses Belady's OPT on a fully associative cache of the same "
+		   "size saves (a model, not a measurement). "
 		   "Virtual time on the virtual Pico.\n",
 		c->m.pings, c->m.ping_size, c->m.interval_ms, c->m.nrates, c->m.step_s, c->m.passes,
 		c->m.udp_size, c->m.footprint_ms);

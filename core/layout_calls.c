@@ -304,30 +304,18 @@ static mark *read_marks(Elf *e, size_t *n, size_t *nmapping)
 	return m;
 }
 
-static Elf *open_elf(const char *path, char **buf, xb_err *err)
+/* Reads the ELF held in buf[0..len) (taken over: freed before returning). */
+static int load_elf_buf(xb_code *c, char *buf, size_t len, const char *name, xb_err *err)
 {
-	size_t len;
-	if (xb_read_file(path, buf, &len, err) != 0)
-		return NULL;
+	calls_init(c);
 	elf_version(EV_CURRENT);
-	Elf *e = elf_memory(*buf, len);
+	Elf *e = elf_memory(buf, len);
 	if (!e || elf_kind(e) != ELF_K_ELF) {
 		if (e)
 			elf_end(e);
-		free(*buf);
-		xb_fail(err, "%s: not an ELF file", path);
-		return NULL;
+		free(buf);
+		return xb_fail(err, "%s: not an ELF file", name);
 	}
-	return e;
-}
-
-int calls_load_elf(xb_code *c, const char *path, xb_err *err)
-{
-	calls_init(c);
-	char *buf;
-	Elf *e = open_elf(path, &buf, err);
-	if (!e)
-		return -1;
 	size_t nm, nmapping;
 	mark *m = read_marks(e, &nm, &nmapping);
 	for (size_t i = 0; i < nm; i++)
@@ -359,4 +347,23 @@ int calls_load_elf(xb_code *c, const char *path, xb_err *err)
 	free(buf);
 	calls_sort(c);
 	return 0;
+}
+
+int calls_load_elf(xb_code *c, const char *path, xb_err *err)
+{
+	char *buf;
+	size_t len;
+	calls_init(c);
+	if (xb_read_file(path, &buf, &len, err) != 0)
+		return -1;
+	return load_elf_buf(c, buf, len, path, err);
+}
+
+int calls_load_elf_mem(xb_code *c, const uint8_t *data, size_t len, const char *name,
+		       xb_err *err)
+{
+	char *buf = xmalloc(len ? len : 1);
+	if (len)
+		memcpy(buf, data, len);
+	return load_elf_buf(c, buf, len, name, err);
 }

@@ -59,6 +59,9 @@ void calls_sort(xb_code *c);
  * symbols ($t) say Thumb code starts and up to the next $d or $a (or, in a file without
  * mapping symbols, within the function symbols); and its $d marks. */
 int calls_load_elf(xb_code *c, const char *path, xb_err *err);
+/* The same on an ELF held in memory (named name in messages). Any bytes are safe input. */
+int calls_load_elf_mem(xb_code *c, const uint8_t *data, size_t len, const char *name,
+		       xb_err *err);
 
 /* Index of the first record of v[0..n) (stride bytes apart, each starting with a uint32_t
  * key, sorted by it) whose key is >= key; n if none. */

@@ -47,8 +47,11 @@ const xb_planner *plan_find(const char *name);
 typedef struct xb_prediction {
 	const char *model;
 	double misses_per_echo;   /* trace replay; NaN without a trace */
-	double opt_bound_per_echo;/* OPT for a fully associative cache of the same lines; NaN
-				   * without a trace */
+	double opt_bound_per_echo;/* Belady's OPT for a fully associative cache of the same
+				   * size over the echoes; with window marks, the prediction
+				   * less the misses OPT saves over the echoes (at least 0), so
+				   * that both count as the measurement does; NaN without a
+				   * trace */
 	double conflict_score;    /* sample model: higher is worse; NaN without samples */
 	uint64_t compulsory, capacity;
 	int64_t conflict;

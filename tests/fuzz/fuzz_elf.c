@@ -1,9 +1,11 @@
-/* fuzz_elf: the ELF loader on arbitrary bytes: no crash, no leak, consistent lookups. */
+/* fuzz_elf: the ELF loader and the code reader (calls, Thumb stretches, data marks) on
+ * arbitrary bytes: no crash, no leak, consistent lookups, sorted tables. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../../core/image.h"
+#include "../../core/layout_calls.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -11,6 +13,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	xb_image img;
 	xb_err err;
+	xb_code code;
+	if (calls_load_elf_mem(&code, data, size, "fuzz.elf", &err) == 0) {
+		for (size_t i = 1; i < code.n; i++)
+			if (code.v[i - 1].site > code.v[i].site)
+				abort(); /* not sorted */
+		for (size_t i = 1; i < code.nret; i++)
+			if (code.ret[i - 1] > code.ret[i])
+				abort();
+		calls_free(&code);
+	}
 	if (image_load_elf_mem(&img, data, size, "fuzz.elf", NULL, &err) != 0)
 		return 0;
 	for (size_t i = 0; i < img.nfuncs; i++) {

@@ -60,6 +60,8 @@ done
 jq_check "the OPT bound is at most the prediction" \
 	'all(.rows[] | select(.predicted_misses_per_echo != null);
 	     .opt_bound_misses_per_echo <= .predicted_misses_per_echo + 1e-9)'
+jq_check "stock's OPT bound is well above zero: one ping's code does not fit in the cache" \
+	"($(m stock opt_bound_misses_per_echo)) > 100"
 keys_documented experiment "$W/q.json"
 
 n=$(sqlite3 "$W/exp/runs.db" "select count(*) from runs where bench = 'virtual'" 2>&1)
