@@ -338,7 +338,11 @@ static uint32_t relayout_output(place_ctx *c, int out, uint32_t shift, uint32_t 
 	for (size_t i = 0; i < m->ninputs; i++)
 		if (m->inputs[i].out_section == out)
 			ins[n++] = (int)i;
-	qsort_r(ins, n, sizeof *ins, input_addr_cmp, (void *)m);
+	size_t sorted = 1;
+	while (sorted < n && input_addr_cmp(&ins[sorted - 1], &ins[sorted], (void *)m) < 0)
+		sorted++;
+	if (sorted < n) /* a map's inputs usually come in address order already */
+		qsort_r(ins, n, sizeof *ins, input_addr_cmp, (void *)m);
 	int stub = stub_follows(c, out, ins, n, insert_at, block, nblock);
 
 	uint32_t last_orig_end = (uint32_t)o->addr;
@@ -766,6 +770,16 @@ uint32_t placement_move(const xb_image *img, const xb_placement *p, uint32_t a)
 	}
 	const xb_function *f = image_function_at(img, a);
 	return f ? p->new_addr[f - img->funcs] + (a - f->addr) : a;
+}
+
+uint32_t placement_move_near(const xb_image *img, const xb_placement *p, uint32_t a, long *hint)
+{
+	if (p->input_addr) {
+		long i = mapfile_input_near(&img->map, a, hint);
+		if (i >= 0)
+			return p->input_addr[i] + (a - (uint32_t)img->map.inputs[i].addr);
+	}
+	return placement_move(img, p, a);
 }
 
 static const uint32_t *sort_addr;

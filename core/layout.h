@@ -117,6 +117,9 @@ void placement_free(xb_placement *p);
  * placement: by the input section holding it, else by its output section (or that
  * section's load image), else by its function; other addresses are kept. */
 uint32_t placement_move(const xb_image *img, const xb_placement *p, uint32_t addr);
+/* The same for addresses that come in order: *hint (start with -1) remembers the input
+ * section of the last one (mapfile_input_near). */
+uint32_t placement_move_near(const xb_image *img, const xb_placement *p, uint32_t a, long *hint);
 
 /* Writes "0xADDRESS NAME" for every function under the placement (names as in the ELF, so
  * static functions that share a name appear once each), sorted by address. */

@@ -527,6 +527,19 @@ long mapfile_input_at(const xb_map *m, uint64_t addr)
 	return -1;
 }
 
+long mapfile_input_near(const xb_map *m, uint64_t addr, long *hint)
+{
+	for (long k = *hint; k >= 0 && k < *hint + 2 && (size_t)k < m->ninputs; k++) {
+		const xb_map_input *in = &m->inputs[k];
+		if (addr >= in->addr && addr - in->addr < in->size)
+			return *hint = k;
+	}
+	long i = mapfile_input_at(m, addr);
+	if (i >= 0)
+		*hint = i;
+	return i;
+}
+
 /* Toolchain libraries keep their usual names whatever the build calls its own. */
 static const struct {
 	const char *archive; /* base name */

@@ -61,6 +61,9 @@ void mapfile_free(xb_map *m);
 
 /* Index of the input section containing addr (binary search), or -1. */
 long mapfile_input_at(const xb_map *m, uint64_t addr);
+/* The same, trying *hint and the input after it first (addresses that come in order stay
+ * in one input or move to the next); *hint is updated to the input found. Start with -1. */
+long mapfile_input_near(const xb_map *m, uint64_t addr, long *hint);
 
 /* Library name for an input: the archive's base name without "lib" and ".a", with "__"
  * read as "/" (Zephyr: libsubsys__net.a -> subsys/net); for a plain object, the folder

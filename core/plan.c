@@ -148,6 +148,7 @@ const xb_planner *plan_find(const char *name)
 double plan_conflict_score(const xb_plan_input *in, const xb_heat *h, const xb_placement *p,
 			   uint32_t *sets_over_ways)
 {
+	long hint = -1; /* the lines come in address order */
 	set_load s;
 	set_load_init(&s, in->tg, h->hot_threshold);
 	for (size_t k = 0; k < h->nlines; k++) {
@@ -155,10 +156,12 @@ double plan_conflict_score(const xb_plan_input *in, const xb_heat *h, const xb_p
 			continue;
 		/* a line that starts in a gap moves with the section it ends in */
 		uint32_t a = h->lines[k].line;
-		long mi = mapfile_input_at(&in->img->map, a);
-		uint32_t moved = mi >= 0 || mapfile_input_at(&in->img->map, a + h->line_size - 2) < 0
-			? placement_move(in->img, p, a)
-			: placement_move(in->img, p, a + h->line_size - 2) - (h->line_size - 2);
+		long mi = mapfile_input_near(&in->img->map, a, &hint);
+		uint32_t moved = mi >= 0 || mapfile_input_near(&in->img->map, a + h->line_size - 2,
+							       &hint) < 0
+			? placement_move_near(in->img, p, a, &hint)
+			: placement_move_near(in->img, p, a + h->line_size - 2, &hint) -
+				  (h->line_size - 2);
 		const xb_region *r = target_region_of(in->tg, moved);
 		if (!r || r->kind != XB_REGION_FLASH)
 			continue;

@@ -311,13 +311,14 @@ static int anchor_tail(const colour_job *j, xb_layout *l, uint32_t pad_left, uin
 	set_load_init(&s, in->tg, j->h->hot_threshold);
 	xb_heat_line *tail = xmalloc((j->h->nlines + 1) * sizeof *tail);
 	size_t nt = 0;
+	long hint = -1; /* the lines come in address order */
 	for (size_t k = 0; k < j->h->nlines; k++) {
 		if (!set_load_is_hot(&s, j->h->lines[k].heat))
 			continue;
 		/* a line shared with a section in the block counts as the block's */
 		uint32_t last = j->h->lines[k].line + j->h->line_size - 2;
-		uint32_t a = placement_move(img, &p, j->h->lines[k].line);
-		uint32_t b = placement_move(img, &p, last) - (j->h->line_size - 2);
+		uint32_t a = placement_move_near(img, &p, j->h->lines[k].line, &hint);
+		uint32_t b = placement_move_near(img, &p, last, &hint) - (j->h->line_size - 2);
 		const xb_region *r = target_region_of(in->tg, a);
 		if (!r || r->kind != XB_REGION_FLASH)
 			continue;

@@ -61,6 +61,16 @@ static int heat_line_cmp(const void *a, const void *b)
 	return x->line < y->line ? -1 : x->line > y->line;
 }
 
+/* Sorts the lines by address; lines made in address order (functions are) need no sort. */
+static void sort_lines(xb_heat *h)
+{
+	size_t k = 1;
+	while (k < h->nlines && h->lines[k - 1].line <= h->lines[k].line)
+		k++;
+	if (k < h->nlines)
+		qsort(h->lines, h->nlines, sizeof *h->lines, heat_line_cmp);
+}
+
 static int first_of_alias(const xb_image *img, int i)
 {
 	return img->funcs[i].alias_of >= 0 ? img->funcs[i].alias_of : i;
@@ -118,7 +128,7 @@ static void heat_from_trace(xb_heat *h, const xb_plan_input *in)
 			h->func[own.s[i].key >> 32] += (double)own.s[i].visits / (double)echoes;
 	free(lines.s);
 	free(own.s);
-	qsort(h->lines, h->nlines, sizeof *h->lines, heat_line_cmp);
+	sort_lines(h);
 	h->hot_threshold = 0.25;
 }
 
@@ -139,7 +149,7 @@ static void heat_from_profile(xb_heat *h, const xb_plan_input *in)
 		for (uint32_t a = first; a <= last; a += h->line_size)
 			h->lines[h->nlines++] = (xb_heat_line){.line = a, .heat = each};
 	}
-	qsort(h->lines, h->nlines, sizeof *h->lines, heat_line_cmp);
+	sort_lines(h);
 	/* functions sharing a line: keep one entry with the sum */
 	size_t w = 0;
 	for (size_t i = 0; i < h->nlines; i++) {
