@@ -256,6 +256,26 @@ static void num(FILE *f, int width, double v, int decimals, const char *unit)
 	fprintf(f, "%*s", width, buf);
 }
 
+/* Prints text in lines of at most width columns, broken at spaces. */
+static void print_wrapped(FILE *f, const char *text, size_t width)
+{
+	const char *p = text;
+	while (*p) {
+		size_t n = strlen(p);
+		if (n > width) {
+			n = width;
+			while (n > 0 && p[n] != ' ')
+				n--;
+			if (n == 0)
+				n = strcspn(p, " ");
+		}
+		fprintf(f, "%.*s\n", (int)n, p);
+		p += n;
+		while (*p == ' ')
+			p++;
+	}
+}
+
 static double pred_misses(const exp_row *r)
 {
 	return r->predicted ? r->pred.misses_per_echo : NAN;
@@ -308,7 +328,8 @@ static void print_tables(const exp_ctx *c, FILE *f)
 			   "lines (%u KB).\n",
 			s->m.footprint_lines, s->m.footprint_lines * c->tg.cache.line / 1024.0,
 			c->tg.cache.size / c->tg.cache.line, c->tg.cache.size / 1024);
-	fprintf(f, "Method: %u pings of %u bytes every %.0f ms after an idle window as long "
+	char *method = xasprintf(
+		"Method: %u pings of %u bytes every %.0f ms after an idle window as long "
 		   "(misses per echo: traffic minus idle, per ping; turnaround: median, from the "
 		   "usbmon records); UDP echo: %zu rate steps of %.2f s, %u passes, %u-byte "
 		   "datagrams (peak: highest reply rate); footprint: cache flushed, one ping, misses "
@@ -316,9 +337,11 @@ static void print_tables(const exp_ctx *c, FILE *f)
 		   "the layout's addresses and replayed through the cache model; OPT bound: the "
 		   "prediction less the misses Belady's OPT on a fully associative cache of the same "
 		   "size saves (a model, not a measurement). "
-		   "Virtual time on the virtual Pico.\n",
+		   "Virtual time on the virtual Pico.",
 		c->m.pings, c->m.ping_size, c->m.interval_ms, c->m.nrates, c->m.step_s, c->m.passes,
 		c->m.udp_size, c->m.footprint_ms);
+	print_wrapped(f, method, 100);
+	free(method);
 }
 
 static void json_num(FILE *f, const char *key, double v, int decimals)
@@ -384,35 +407,26 @@ static void print_json(const exp_ctx *c, FILE *f)
 	fputs("]}\n", f);
 }
 
-static int record_history(exp_ctx *c, xb_err *err)
+/* Adds a measured row to the history (as soon as it is measured: an experiment stopped
+ * later keeps it). */
+static int record_run(xb_history *h, const exp_row *r, xb_err *err)
 {
-	xb_history *h;
-	if (history_open(&h, c->db, err))
-		return -1;
-	int rc = 0;
-	for (size_t i = 0; i < NROWS && rc == 0; i++) {
-		exp_row *r = &rows[i];
-		if (!r->ok)
-			continue;
-		xb_run run;
-		history_run_init(&run);
-		memcpy(run.image_hash, r->hash, sizeof run.image_hash);
-		run.image = r->elf;
-		run.variant = variants[r->variant].label;
-		run.layout = r->name;
-		run.bench = "virtual";
-		run.extra_ram_bytes = extra_ram(r);
-		run.pad_bytes = r->strategy && r->predicted ? (int64_t)r->pred.pad_bytes : 0;
-		run.misses_per_echo = r->m.misses_per_echo;
-		run.predicted_misses_per_echo = pred_misses(r);
-		run.opt_bound_misses_per_echo = pred_opt(r);
-		run.turnaround_ms = r->m.turnaround_ms;
-		run.peak_udp_echo_per_s = r->m.peak_udp_echo_per_s;
-		run.footprint_lines = r->m.footprint_lines;
-		rc = history_add(h, &run, err);
-	}
-	history_close(h);
-	return rc;
+	xb_run run;
+	history_run_init(&run);
+	memcpy(run.image_hash, r->hash, sizeof run.image_hash);
+	run.image = r->elf;
+	run.variant = variants[r->variant].label;
+	run.layout = r->name;
+	run.bench = "virtual";
+	run.extra_ram_bytes = extra_ram(r);
+	run.pad_bytes = r->strategy && r->predicted ? (int64_t)r->pred.pad_bytes : 0;
+	run.misses_per_echo = r->m.misses_per_echo;
+	run.predicted_misses_per_echo = pred_misses(r);
+	run.opt_bound_misses_per_echo = pred_opt(r);
+	run.turnaround_ms = r->m.turnaround_ms;
+	run.peak_udp_echo_per_s = r->m.peak_udp_echo_per_s;
+	run.footprint_lines = r->m.footprint_lines;
+	return history_add(h, &run, err);
 }
 
 /* ---- The command ---- */
@@ -566,25 +580,34 @@ static int run_experiment(int argc, char **argv)
 		rc = XB_EXIT_FAIL;
 		goto done;
 	}
+	xb_history *hist = NULL;
+	if (history_open(&hist, c.db, &err)) {
+		rc = cli_fail(c.cmd, "%s", err.msg);
+		goto done;
+	}
 	progress(&c, "the layout study on the virtual Pico%s: firmware %s, output %s",
 		 c.quick ? " (quick)" : "", c.fwdir, c.out);
 	for (size_t i = 0; i < NROWS; i++) {
-		if (!rows[i].selected)
+		exp_row *r = &rows[i];
+		if (!r->selected)
 			continue;
-		if (run_row(&c, &rows[i], &err)) {
-			rc = cli_fail(c.cmd, "%s: %s", rows[i].name, err.msg);
+		if (run_row(&c, r, &err)) {
+			rc = cli_fail(c.cmd, "%s: %s", r->name, err.msg);
 			break;
 		}
-		progress(&c, "%s: %.1f misses per echo (predicted %.1f), turnaround %.3f ms, peak UDP "
-			     "%.0f/s, footprint %.0f lines (%.1f s)",
-			 rows[i].name, rows[i].m.misses_per_echo, pred_misses(&rows[i]),
-			 rows[i].m.turnaround_ms, rows[i].m.peak_udp_echo_per_s,
-			 rows[i].m.footprint_lines, rows[i].seconds);
+		if (record_run(hist, r, &err)) {
+			rc = cli_fail(c.cmd, "%s", err.msg);
+			break;
+		}
+		char pred[64] = "no prediction";
+		if (!isnan(pred_misses(r)))
+			snprintf(pred, sizeof pred, "predicted %.1f", pred_misses(r));
+		progress(&c, "%s: %.1f misses per echo (%s), turnaround %.3f ms, peak UDP %.0f/s, "
+			     "footprint %.0f lines (%.1f s)",
+			 r->name, r->m.misses_per_echo, pred, r->m.turnaround_ms,
+			 r->m.peak_udp_echo_per_s, r->m.footprint_lines, r->seconds);
 	}
-	if (record_history(&c, &err)) {
-		cli_fail(c.cmd, "%s", err.msg);
-		rc = XB_EXIT_FAIL;
-	}
+	history_close(hist);
 	if (rc == XB_EXIT_OK) {
 		if (c.json)
 			print_json(&c, stdout);
