@@ -14,6 +14,7 @@
 #include "../../sim/ecmhost.h"
 #include "../../sim/pico.h"
 #include "../../sim/usbhost.h"
+#include "test_pico_common.h"
 #include "test_sim_common.h"
 
 #define MS 125000u /* cycles per millisecond at 125 MHz */
@@ -54,17 +55,8 @@ static const char *firmware_elf(void)
 	}
 	if (system("command -v arm-none-eabi-gcc >/dev/null 2>&1") != 0)
 		return NULL;
-	const char *build = getenv("XB_BUILD");
-	char dir[900];
-	snprintf(dir, sizeof dir, "%s/firmware", build && *build ? build : "build");
-	char cmd[2048];
-	snprintf(cmd, sizeof cmd, "make -s -C firmware BUILD_DIR='%s' >/dev/null", dir);
-	if (system(cmd) != 0) {
-		fprintf(stderr, "building the firmware failed: %s\n", cmd);
-		abort();
-	}
-	snprintf(path, sizeof path, "%s/echo.elf", dir);
-	return path;
+	return tp_built(path, sizeof path, "firmware",
+			"make -s -C firmware BUILD_DIR='%s' >/dev/null", "echo.elf");
 }
 
 /* ---- The rig ---- */

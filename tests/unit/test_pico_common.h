@@ -125,21 +125,34 @@ static inline uint32_t tp_call(xb_pico *p, uint32_t fn, uint32_t a0, uint32_t a1
 	return board_reg(b, 0);
 }
 
+/* Builds something into $XB_BUILD/folder (default build/folder) with the shell command cmd
+ * (its %s is that folder) the first time it is asked for; path (cap bytes, static in the
+ * caller) gets the folder, or the folder and file when file is not NULL. */
+static inline const char *tp_built(char *path, size_t cap, const char *folder, const char *cmd,
+				   const char *file)
+{
+	if (path[0])
+		return path;
+	const char *build = getenv("XB_BUILD");
+	char dir[900], line[2048];
+	snprintf(dir, sizeof dir, "%s/%s", build && *build ? build : "build", folder);
+	snprintf(line, sizeof line, cmd, dir);
+	if (system(line) != 0) {
+		fprintf(stderr, "building %s failed: %s\n", folder, line);
+		abort();
+	}
+	if (file)
+		snprintf(path, cap, "%s/%s", dir, file);
+	else
+		snprintf(path, cap, "%s", dir);
+	return path;
+}
+
 /* Folder of the built test programs of tests/data/pico; builds them the first time. */
 static inline const char *tp_programs(void)
 {
 	static char dir[1024];
-	if (dir[0])
-		return dir;
-	const char *build = getenv("XB_BUILD");
-	snprintf(dir, sizeof dir, "%s/pico-progs", build && *build ? build : "build");
-	char cmd[1200];
-	snprintf(cmd, sizeof cmd, "sh tests/data/pico/build.sh '%s'", dir);
-	if (system(cmd) != 0) {
-		fprintf(stderr, "building the test programs failed: %s\n", cmd);
-		abort();
-	}
-	return dir;
+	return tp_built(dir, sizeof dir, "pico-progs", "sh tests/data/pico/build.sh '%s'", NULL);
 }
 
 static inline char *tp_program_path(const char *name, const char *ext)
@@ -152,19 +165,8 @@ static inline char *tp_program_path(const char *name, const char *ext)
 static inline const char *tp_netdev_elf(void)
 {
 	static char path[1100];
-	if (path[0])
-		return path;
-	const char *build = getenv("XB_BUILD");
-	char dir[1024];
-	snprintf(dir, sizeof dir, "%s/netdev-progs", build && *build ? build : "build");
-	char cmd[1200];
-	snprintf(cmd, sizeof cmd, "sh tests/data/netdev/build.sh '%s'", dir);
-	if (system(cmd) != 0) {
-		fprintf(stderr, "building the test device failed: %s\n", cmd);
-		abort();
-	}
-	snprintf(path, sizeof path, "%s/netdev.elf", dir);
-	return path;
+	return tp_built(path, sizeof path, "netdev-progs", "sh tests/data/netdev/build.sh '%s'",
+			"netdev.elf");
 }
 
 #endif
