@@ -115,7 +115,7 @@ typedef struct exp_ctx {
 	xb_target tg;
 	exp_method m;
 	unsigned profile_pings;
-	int quick, json, verbose;
+	int quick, json, verbose, pcaps;
 	double started;
 } exp_ctx;
 
@@ -237,7 +237,18 @@ static int run_row(exp_ctx *c, exp_row *r, xb_err *err)
 	if (sha256_file_hex(r->elf, r->hash, err))
 		return -1;
 	progress(c, "%s: flash through the virtual probe, measure", r->name);
-	if (exp_measure(&c->tg, r->elf, &c->m, NULL, &r->m, err))
+	char *pcap = NULL;
+	if (c->pcaps) {
+		char *dir = xasprintf("%s/captures", c->out);
+		int rc = xb_mkdirs(dir, err);
+		free(dir);
+		if (rc)
+			return -1;
+		pcap = xasprintf("%s/captures/%s.pcap", c->out, r->name);
+	}
+	int mrc = exp_measure(&c->tg, r->elf, &c->m, pcap, &r->m, err);
+	free(pcap);
+	if (mrc)
 		return -1;
 	r->seconds = wall_now() - t0;
 	r->ok = 1;
@@ -433,7 +444,7 @@ static int record_run(xb_history *h, const exp_row *r, xb_err *err)
 
 static const char usage[] =
 	"usage: xipbench experiment [--quick] [--out DIR] [--db FILE] [--firmware DIR]\n"
-	"                           [--layouts LIST] [--json]\n"
+	"                           [--layouts LIST] [--pings N] [--pcaps] [--json]\n"
 	"\n"
 	"The layout study of seeds/000 on the virtual Pico, end to end: builds the echo\n"
 	"firmware (stock, LTO=1, XIP_CACHE=off), profiles it (PC samples through the\n"
@@ -454,6 +465,7 @@ static const char usage[] =
 	"  --firmware DIR   the echo firmware's sources (default: the shipped firmware/)\n"
 	"  --layouts LIST   only these rows (comma-separated layout names, e.g. stock,colour)\n"
 	"  --pings N        pings per measurement instead of 300 (60 with --quick)\n"
+	"  --pcaps          keep each measurement's usbmon capture: DIR/captures/LAYOUT.pcap\n"
 	"  --json           print one JSON object (keys in docs/cli.md) instead of the tables\n"
 	"  -h, --help       print this text\n"
 	"\n"
@@ -488,7 +500,7 @@ static int select_rows(const char *list, int quick)
 
 static int run_experiment(int argc, char **argv)
 {
-	enum { O_QUICK = 256, O_OUT, O_DB, O_FW, O_LAYOUTS, O_PINGS, O_JSON };
+	enum { O_QUICK = 256, O_OUT, O_DB, O_FW, O_LAYOUTS, O_PINGS, O_PCAPS, O_JSON };
 	static const struct option opts[] = {
 		{"quick", no_argument, 0, O_QUICK},
 		{"out", required_argument, 0, O_OUT},
@@ -496,6 +508,7 @@ static int run_experiment(int argc, char **argv)
 		{"firmware", required_argument, 0, O_FW},
 		{"layouts", required_argument, 0, O_LAYOUTS},
 		{"pings", required_argument, 0, O_PINGS},
+		{"pcaps", no_argument, 0, O_PCAPS},
 		{"json", no_argument, 0, O_JSON},
 		{0, 0, 0, 0},
 	};
@@ -520,6 +533,7 @@ static int run_experiment(int argc, char **argv)
 				return cli_usage_error(c.cmd, "--pings needs 1 to 100000 (got '%s')",
 						       optarg);
 			break;
+		case O_PCAPS: c.pcaps = 1; break;
 		case O_JSON: c.json = 1; break;
 		default:
 			return cli_usage_error(c.cmd, "unknown or incomplete option '%s'",

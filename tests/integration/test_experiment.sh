@@ -17,7 +17,7 @@ jq_check() {
 }
 m() { echo ".rows[] | select(.layout == \"$1\") | .$2"; }
 
-if ! "$XIPBENCH" experiment --quick --json --out "$W/exp" >"$W/q.json" 2>"$W/q.err"; then
+if ! "$XIPBENCH" experiment --quick --pcaps --json --out "$W/exp" >"$W/q.json" 2>"$W/q.err"; then
 	not_ok "experiment --quick runs"
 	sed 's/^/# /' "$W/q.err" | tail -n 30
 	finish
@@ -63,6 +63,31 @@ jq_check "the OPT bound is at most the prediction" \
 jq_check "stock's OPT bound is well above zero: one ping's code does not fit in the cache" \
 	"($(m stock opt_bound_misses_per_echo)) > 100"
 keys_documented experiment "$W/q.json"
+
+# the stock measurement's usbmon capture, read by tshark with checksum validation on: every
+# frame well formed, every IPv4, ICMP and UDP checksum valid, the 60 pings and the
+# footprint's ping answered, as many UDP echoes from port 7 as the JSON counts
+if command -v tshark >/dev/null 2>&1; then
+	tshark -o ip.check_checksum:TRUE -o udp.check_checksum:TRUE -r "$W/exp/captures/stock.pcap" \
+		-T fields -E separator='|' -E occurrence=a -e icmp.type -e ip.checksum.status \
+		-e icmp.checksum.status -e udp.checksum.status -e udp.srcport -e usb.urb_type \
+		-e _ws.expert.severity >"$W/stock.f" 2>"$W/tshark.err"
+	got=$(awk -F'|' '
+		$1 == 8 && $6 == "'"'S'"'" { req++ }
+		$1 == "0" && $6 == "'"'C'"'" { rep++ }
+		$5 == 7 && $6 == "'"'C'"'" { udp++ }
+		$2 != "" { ip++ }
+		$2 == 1 && ($1 == "" || $3 == 1) && ($4 == "" || $4 == 1) { good++ }
+		$2 == "0" || $3 == "0" || $4 == "0" { bad++ }
+		$7 ~ /8388608/ { malformed++ }
+		END { print req + 0, rep + 0, udp + 0, (ip == good && ip > 0) ? "all-valid" : ip "/" good,
+			bad + 0, malformed + 0 }' "$W/stock.f")
+	want="61 61 $(jq -r "$(m stock udp_replied)" "$W/q.json") all-valid 0 0"
+	[ "$got" = "$want" ] && ok "tshark on the stock capture: 61 pings and replies, every checksum valid, UDP replies as counted" ||
+		not_ok "tshark on the stock capture: '$got', expected '$want'"
+else
+	echo "ok - # SKIP tshark is not installed"
+fi
 
 n=$(sqlite3 "$W/exp/runs.db" "select count(*) from runs where bench = 'virtual'" 2>&1)
 [ "$n" = 7 ] && ok "runs.db holds the 7 runs" || not_ok "runs.db holds the 7 runs (got '$n')"
