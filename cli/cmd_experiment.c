@@ -475,6 +475,18 @@ static const char usage[] =
 	"exit status: 0 done, 1 a build, a profile or a measurement failed (the message\n"
 	"names the step and the log), 2 usage error\n";
 
+/* The folders go to make as BUILD_DIR= and LAYOUT=: characters that make splits or expands
+ * there would build somewhere else. Prints why and returns 0 for such a path. */
+static int make_safe(const char *cmd, const char *path, const char *opt)
+{
+	if (!strpbrk(path, " \t\n$#:;%*?[]\\'\"`"))
+		return 1;
+	cli_fail(cmd, "%s: make cannot take a folder whose path has blanks or any of "
+		      "$ # : ; %% * ? [ ] \\ ' \" `; choose another %s",
+		 path, opt);
+	return 0;
+}
+
 static int select_rows(const char *list, int quick)
 {
 	for (size_t i = 0; i < NROWS; i++)
@@ -576,6 +588,10 @@ static int run_experiment(int argc, char **argv)
 		return cli_fail(c.cmd, "%s: no Makefile there (is it the echo firmware's folder?)",
 				fw);
 	}
+	if (!make_safe(c.cmd, out, "--out")) {
+		free(fwpath);
+		return XB_EXIT_FAIL;
+	}
 	if (xb_mkdirs(out, &err)) {
 		free(fwpath);
 		return cli_fail(c.cmd, "%s", err.msg);
@@ -584,6 +600,10 @@ static int run_experiment(int argc, char **argv)
 	if (!realpath(out, real)) {
 		free(fwpath);
 		return cli_fail(c.cmd, "%s: %s", out, strerror(errno));
+	}
+	if (!make_safe(c.cmd, real, "--out") || !make_safe(c.cmd, fwpath, "--firmware")) {
+		free(fwpath);
+		return XB_EXIT_FAIL;
 	}
 	c.out = xstrdup(real);
 	c.fwbuild = xasprintf("%s/fw", c.out);

@@ -128,6 +128,9 @@ mkdir -p "$W/badfw"
 printf 'all:\n\t@echo "boom: deliberately broken"; exit 1\n' >"$W/badfw/Makefile"
 check_fails "a failing build names the step and the log" "build.*failed.*build.log" \
 	"$XIPBENCH" experiment --quick --firmware "$W/badfw" --out "$W/e3" --layouts stock
+check_fails "an output folder make cannot take is refused before anything runs" \
+	"make cannot take a folder.*--out" "$XIPBENCH" experiment --quick --out "$W/with space"
+[ ! -e "$W/with space" ] && ok "... and nothing was created" || not_ok "the refused folder was created"
 check_fails "an unknown layout is a usage error" "unknown layout 'nope'" \
 	"$XIPBENCH" experiment --layouts nope
 finish
