@@ -704,46 +704,70 @@ static unsigned usbctrl_room(uint32_t buf)
 	return buf < XB_USBCTRL_DPRAM_SIZE ? XB_USBCTRL_DPRAM_SIZE - buf : 0;
 }
 
+/* The endpoint a token addresses, if the device answers the token at all (its address,
+ * an enabled endpoint): its info, the buffer it uses now and that buffer's half of the
+ * control word, and in *busy NAK (aborted) or STALL (stalled), else XB_USB_NONE. Returns 0
+ * when the token gets no answer. */
+static int usbctrl_token(xb_usbctrl *u, unsigned addr, unsigned ep, int in, ep_info *e,
+			 unsigned *b, uint32_t *half, enum xb_usb_response *busy)
+{
+	if (ep > 15 || !usbctrl_listening(u, addr))
+		return 0;
+	ep_lookup(u, ep, in, e);
+	if (!e->enabled)
+		return 0;
+	usbctrl_activity(u);
+	uint32_t bc = dp_word(u, e->bc_off);
+	*b = usbctrl_current_buffer(u, e);
+	*half = usbctrl_half(u, e, *b);
+	if (u->ep_abort & (1u << e->bit))
+		*busy = XB_USB_NAK;
+	else if (usbctrl_stalled(u, ep, in, bc))
+		*busy = XB_USB_STALL;
+	else
+		*busy = XB_USB_NONE;
+	return 1;
+}
+
+/* A NAK or STALL handshake (none on an isochronous endpoint), noted. */
+static enum xb_usb_response usbctrl_refuse(xb_usbctrl *u, const ep_info *e,
+					   enum xb_usb_response r)
+{
+	if (e->iso)
+		return XB_USB_NONE;
+	usbctrl_note(u, e, r);
+	return r;
+}
+
 enum xb_usb_response usbctrl_out(xb_usbctrl *u, unsigned addr, unsigned ep, int data1,
 				 const uint8_t *data, unsigned len)
 {
-	if (ep > 15 || !usbctrl_listening(u, addr))
-		return XB_USB_NONE;
 	ep_info e;
-	ep_lookup(u, ep, 0, &e);
-	if (!e.enabled)
+	unsigned b;
+	uint32_t half;
+	enum xb_usb_response busy;
+	if (!usbctrl_token(u, addr, ep, 0, &e, &b, &half, &busy))
 		return XB_USB_NONE;
-	usbctrl_activity(u);
-	enum xb_usb_response r;
-	uint32_t bc = dp_word(u, e.bc_off);
-	unsigned b = usbctrl_current_buffer(u, &e);
-	uint32_t half = usbctrl_half(u, &e, b);
-	if (u->ep_abort & (1u << e.bit)) {
-		r = XB_USB_NAK;
-	} else if (usbctrl_stalled(u, ep, 0, bc)) {
-		r = XB_USB_STALL;
-	} else if (!(half & BC_AVAIL) || (half & BC_FULL)) {
-		r = XB_USB_NAK;
-	} else if (!!(half & BC_PID) != !!data1) {
+	if (busy != XB_USB_NONE)
+		return usbctrl_refuse(u, &e, busy);
+	if (!(half & BC_AVAIL) || (half & BC_FULL))
+		return usbctrl_refuse(u, &e, XB_USB_NAK);
+	if (!!(half & BC_PID) != !!data1) {
 		u->sie_status |= ST_DATA_SEQ_ERROR;
 		usbctrl_update_irq(u);
 		return XB_USB_ACK;
-	} else if (len > (half & BC_LEN) || len > usbctrl_room(e.buf[b])) {
+	}
+	if (len > (half & BC_LEN) || len > usbctrl_room(e.buf[b])) {
 		u->sie_status |= ST_RX_OVERFLOW;
 		usbctrl_update_irq(u);
 		return XB_USB_NONE;
-	} else {
-		if (len)
-			memcpy(u->dpram + e.buf[b], data, len);
-		half = (half & ~(BC_LEN | BC_AVAIL)) | BC_FULL | len;
-		usbctrl_write_half(u, &e, b, half);
-		usbctrl_buffer_done(u, &e, b, half);
-		return e.iso ? XB_USB_NONE : XB_USB_ACK;
 	}
-	if (e.iso)
-		return XB_USB_NONE;
-	usbctrl_note(u, &e, r);
-	return r;
+	if (len)
+		memcpy(u->dpram + e.buf[b], data, len);
+	half = (half & ~(BC_LEN | BC_AVAIL)) | BC_FULL | len;
+	usbctrl_write_half(u, &e, b, half);
+	usbctrl_buffer_done(u, &e, b, half);
+	return e.iso ? XB_USB_NONE : XB_USB_ACK;
 }
 
 enum xb_usb_response usbctrl_in(xb_usbctrl *u, unsigned addr, unsigned ep, uint8_t *data,
@@ -752,41 +776,28 @@ enum xb_usb_response usbctrl_in(xb_usbctrl *u, unsigned addr, unsigned ep, uint8
 	*len = 0;
 	*data1 = 0;
 	u->in_pending = 0;
-	if (ep > 15 || !usbctrl_listening(u, addr))
-		return XB_USB_NONE;
 	ep_info e;
-	ep_lookup(u, ep, 1, &e);
-	if (!e.enabled)
+	unsigned b;
+	uint32_t half;
+	enum xb_usb_response busy;
+	if (!usbctrl_token(u, addr, ep, 1, &e, &b, &half, &busy))
 		return XB_USB_NONE;
-	usbctrl_activity(u);
-	enum xb_usb_response r;
-	uint32_t bc = dp_word(u, e.bc_off);
-	unsigned b = usbctrl_current_buffer(u, &e);
-	uint32_t half = usbctrl_half(u, &e, b);
-	if (u->ep_abort & (1u << e.bit)) {
-		r = XB_USB_NAK;
-	} else if (usbctrl_stalled(u, ep, 1, bc)) {
-		r = XB_USB_STALL;
-	} else if ((half & (BC_AVAIL | BC_FULL)) == (BC_AVAIL | BC_FULL)) {
-		unsigned n = half & BC_LEN, room = usbctrl_room(e.buf[b]);
-		if (n > room)
-			n = room;
-		memcpy(data, u->dpram + e.buf[b], n);
-		*len = n;
-		*data1 = !!(half & BC_PID);
-		u->in_pending = 1;
-		u->in_ep = ep;
-		u->in_buf = b;
-		if (e.iso) /* no handshake: the buffer is done as it leaves */
-			usbctrl_in_handshake(u, 1);
-		return XB_USB_DATA;
-	} else {
-		r = XB_USB_NAK;
-	}
-	if (e.iso)
-		return XB_USB_NONE;
-	usbctrl_note(u, &e, r);
-	return r;
+	if (busy != XB_USB_NONE)
+		return usbctrl_refuse(u, &e, busy);
+	if ((half & (BC_AVAIL | BC_FULL)) != (BC_AVAIL | BC_FULL))
+		return usbctrl_refuse(u, &e, XB_USB_NAK);
+	unsigned n = half & BC_LEN, room = usbctrl_room(e.buf[b]);
+	if (n > room)
+		n = room;
+	memcpy(data, u->dpram + e.buf[b], n);
+	*len = n;
+	*data1 = !!(half & BC_PID);
+	u->in_pending = 1;
+	u->in_ep = ep;
+	u->in_buf = b;
+	if (e.iso) /* no handshake: the buffer is done as it leaves */
+		usbctrl_in_handshake(u, 1);
+	return XB_USB_DATA;
 }
 
 void usbctrl_in_handshake(xb_usbctrl *u, int ack)
