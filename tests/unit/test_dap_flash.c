@@ -25,27 +25,7 @@
 #define RESETS_RESET_CLR 0x4000F000u /* RESETS.RESET through the atomic clear alias */
 #define ROM_MAGIC 0x01754Du    /* 'M', 'u', 1 */
 
-typedef struct fixture {
-	vpico v;
-	xb_probe p;
-} fixture;
-
-static int setup(void **state)
-{
-	fixture *f = calloc(1, sizeof *f);
-	vpico_init(&f->v, 0, NULL);
-	*state = f;
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	fixture *f = *state;
-	probe_close(&f->p);
-	vpico_free(&f->v);
-	free(f);
-	return 0;
-}
+typedef vprobe fixture;
 
 static uint32_t read_u16(xb_adi *a, uint32_t addr)
 {
@@ -177,7 +157,7 @@ static void test_flash_through_probe(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_flash_through_probe, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_flash_through_probe, vprobe_setup, vprobe_teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -15,37 +15,15 @@
 
 #define SRAM 0x20000000u
 
-typedef struct fixture {
-	vpico v;
-	xb_probe p;
-} fixture;
+typedef vprobe fixture;
 
-static int setup_common(void **state, int strict)
-{
-	fixture *f = calloc(1, sizeof *f);
-	vpico_init(&f->v, strict, NULL);
-	*state = f;
-	return 0;
-}
 
-static int setup(void **state)
-{
-	return setup_common(state, 0);
-}
 
 static int setup_strict(void **state)
 {
-	return setup_common(state, 1);
+	return vprobe_setup_strict(state, 1);
 }
 
-static int teardown(void **state)
-{
-	fixture *f = *state;
-	probe_close(&f->p);
-	vpico_free(&f->v);
-	free(f);
-	return 0;
-}
 
 static void test_info(void **state)
 {
@@ -622,14 +600,14 @@ static void test_no_usb_probe(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_info, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_connect_both_cores, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_memory, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_halt_step_registers, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_halt_timeout_and_call, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_xip_counters, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_wait_and_fault, setup_strict, teardown),
-		cmocka_unit_test_setup_teardown(test_padded_reports, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_info, vprobe_setup, vprobe_teardown),
+		cmocka_unit_test_setup_teardown(test_connect_both_cores, vprobe_setup, vprobe_teardown),
+		cmocka_unit_test_setup_teardown(test_memory, vprobe_setup, vprobe_teardown),
+		cmocka_unit_test_setup_teardown(test_halt_step_registers, vprobe_setup, vprobe_teardown),
+		cmocka_unit_test_setup_teardown(test_halt_timeout_and_call, vprobe_setup, vprobe_teardown),
+		cmocka_unit_test_setup_teardown(test_xip_counters, vprobe_setup, vprobe_teardown),
+		cmocka_unit_test_setup_teardown(test_wait_and_fault, setup_strict, vprobe_teardown),
+		cmocka_unit_test_setup_teardown(test_padded_reports, vprobe_setup, vprobe_teardown),
 		cmocka_unit_test(test_malformed_responses),
 		cmocka_unit_test(test_no_usb_probe),
 	};

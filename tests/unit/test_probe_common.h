@@ -60,6 +60,34 @@ static inline xb_transport *vpico_transport(vpico *v)
 }
 
 /* A session on core's debug port at 24 MHz SWCLK; aborts on failure. */
+/* A virtual Pico and a probe session on it: the cmocka state of the probe tests. */
+typedef struct vprobe {
+	vpico v;
+	xb_probe p;
+} vprobe;
+
+static inline int vprobe_setup_strict(void **state, int strict)
+{
+	vprobe *f = calloc(1, sizeof *f);
+	vpico_init(&f->v, strict, NULL);
+	*state = f;
+	return 0;
+}
+
+static inline int vprobe_setup(void **state)
+{
+	return vprobe_setup_strict(state, 0);
+}
+
+static inline int vprobe_teardown(void **state)
+{
+	vprobe *f = *state;
+	probe_close(&f->p);
+	vpico_free(&f->v);
+	free(f);
+	return 0;
+}
+
 static inline void vpico_attach(vpico *v, xb_probe *p, unsigned core)
 {
 	xb_probe_options o = {.swclk_hz = TP_SWCLK, .core = core};

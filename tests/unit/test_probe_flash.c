@@ -12,27 +12,7 @@
 
 #define MAILBOX 0x20041000u
 
-typedef struct fixture {
-	vpico v;
-	xb_probe p;
-} fixture;
-
-static int setup(void **state)
-{
-	fixture *f = calloc(1, sizeof *f);
-	vpico_init(&f->v, 0, NULL);
-	*state = f;
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	fixture *f = *state;
-	probe_close(&f->p);
-	vpico_free(&f->v);
-	free(f);
-	return 0;
-}
+typedef vprobe fixture;
 
 static void test_flash_elf(void **state)
 {
@@ -179,9 +159,9 @@ static void test_flash_refusals(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_flash_elf, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_flash_program_bytes, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_flash_refusals, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_flash_elf, vprobe_setup, vprobe_teardown),
+		cmocka_unit_test_setup_teardown(test_flash_program_bytes, vprobe_setup, vprobe_teardown),
+		cmocka_unit_test_setup_teardown(test_flash_refusals, vprobe_setup, vprobe_teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
