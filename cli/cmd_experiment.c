@@ -40,9 +40,8 @@ typedef struct exp_profile_def {
 	int variant;
 	int udp;           /* UDP after the pings */
 	int predict_with;  /* the profile whose trace predicts ping misses (itself: -1) */
-	int wanted, done;
+	int done;
 	char *trace, *samples;
-	uint64_t nsamples;
 } exp_profile_def;
 
 typedef struct exp_row {
@@ -72,9 +71,9 @@ static exp_variant variants[V_N] = {
 };
 
 static exp_profile_def profiles[PROF_N] = {
-	{"ping", V_DEFAULT, 0, -1, 0, 0, NULL, NULL, 0},
-	{"lto-ping", V_LTO, 0, -1, 0, 0, NULL, NULL, 0},
-	{"lto-udp-ping", V_LTO, 1, PROF_LTO_PING, 0, 0, NULL, NULL, 0},
+	{.name = "ping", .variant = V_DEFAULT, .predict_with = -1},
+	{.name = "lto-ping", .variant = V_LTO, .predict_with = -1},
+	{.name = "lto-udp-ping", .variant = V_LTO, .udp = 1, .predict_with = PROF_LTO_PING},
 };
 
 #define KB 1024u
@@ -115,7 +114,7 @@ typedef struct exp_ctx {
 	xb_target tg;
 	exp_method m;
 	unsigned profile_pings;
-	int quick, json, verbose, pcaps;
+	int quick, json, pcaps;
 	double started;
 } exp_ctx;
 
@@ -179,7 +178,6 @@ static int run_profile(exp_ctx *c, int pi, xb_err *err)
 		 p->name, req.pings, p->udp ? " then UDP echoes" : "");
 	if (exp_profile(&c->tg, variants[p->variant].elf, &req, err))
 		return -1;
-	p->nsamples = req.samples;
 	p->done = 1;
 	return 0;
 }

@@ -166,11 +166,6 @@ static void ping_phase(const exp_board *eb, xb_vbench_phase *ph, unsigned count,
 	vbench_phase_window(ph, board_cpu_hz(pico_board(eb->p)));
 }
 
-static uint64_t misses(const xb_board_counters *k)
-{
-	return k->xip_accesses - k->xip_hits;
-}
-
 /* ---- Capture ---- */
 
 typedef struct exp_capture {
@@ -284,8 +279,8 @@ int exp_measure(const xb_target *tg, const char *elf, const exp_method *m, const
 	if (vbench_phase_run(eb.vb, &ph, err))
 		goto done;
 	out->misses_per_echo = vbench_misses_per_echo(&ph);
-	out->xip_misses_traffic = misses(&ph.end) - misses(&ph.traffic);
-	out->xip_misses_idle = misses(&ph.traffic) - misses(&ph.idle);
+	out->xip_misses_traffic = vbench_traffic_misses(&ph);
+	out->xip_misses_idle = vbench_idle_misses(&ph);
 	out->pings_sent = (unsigned)ph.sum.sent;
 
 	xb_vbench_footprint fp;

@@ -293,11 +293,6 @@ static void net_ip_text(const uint8_t *a, char out[16])
 	snprintf(out, 16, "%u.%u.%u.%u", a[0], a[1], a[2], a[3]);
 }
 
-static uint64_t snap_misses(const xb_board_counters *k)
-{
-	return k->xip_accesses - k->xip_hits;
-}
-
 static const char *net_state_name(uint8_t s)
 {
 	switch (s) {
@@ -354,8 +349,8 @@ static void net_phase_text(const sim_net *n, const net_phase *ph, FILE *f)
 	fprintf(f, "%-4s misses    %.2f per echo (%llu in the traffic window, %llu in the idle "
 		   "window of %.3f ms before it)\n",
 		name, vbench_misses_per_echo(&ph->v),
-		(unsigned long long)(snap_misses(&ph->v.end) - snap_misses(&ph->v.traffic)),
-		(unsigned long long)(snap_misses(&ph->v.traffic) - snap_misses(&ph->v.idle)),
+		(unsigned long long)vbench_traffic_misses(&ph->v),
+		(unsigned long long)vbench_idle_misses(&ph->v),
 		net_ms(n, ph->v.window));
 }
 
@@ -441,9 +436,9 @@ static void net_phase_json(const sim_net *n, const net_phase *ph, FILE *f)
 			   "\"idle_xip_misses\": %llu",
 			vbench_misses_per_echo(&ph->v),
 			(unsigned long long)(ph->v.end.xip_accesses - ph->v.traffic.xip_accesses),
-			(unsigned long long)(snap_misses(&ph->v.end) - snap_misses(&ph->v.traffic)),
+			(unsigned long long)vbench_traffic_misses(&ph->v),
 			(unsigned long long)(ph->v.traffic.xip_accesses - ph->v.idle.xip_accesses),
-			(unsigned long long)(snap_misses(&ph->v.traffic) - snap_misses(&ph->v.idle)));
+			(unsigned long long)vbench_idle_misses(&ph->v));
 	else
 		fputs(", \"misses_per_echo\": null, \"window_xip_accesses\": null, "
 		      "\"window_xip_misses\": null, \"idle_xip_accesses\": null, "

@@ -217,15 +217,21 @@ int vbench_phase_run(xb_vbench *v, xb_vbench_phase *ph, xb_err *err)
 	return vbench_phase_finish(v, ph, err);
 }
 
-static uint64_t misses(const xb_board_counters *k)
+uint64_t vbench_traffic_misses(const xb_vbench_phase *ph)
 {
-	return k->xip_accesses - k->xip_hits;
+	return ph->end.xip_misses - ph->traffic.xip_misses;
 }
+
+uint64_t vbench_idle_misses(const xb_vbench_phase *ph)
+{
+	return ph->no_idle ? 0 : ph->traffic.xip_misses - ph->idle.xip_misses;
+}
+
 
 double vbench_misses_per_echo(const xb_vbench_phase *ph)
 {
-	double traffic = (double)(misses(&ph->end) - misses(&ph->traffic));
-	double idle = ph->no_idle ? 0 : (double)(misses(&ph->traffic) - misses(&ph->idle));
+	double traffic = (double)vbench_traffic_misses(ph);
+	double idle = (double)vbench_idle_misses(ph);
 	return ph->count ? (traffic - idle) / ph->count : 0;
 }
 
@@ -261,8 +267,8 @@ int vbench_footprint(xb_vbench *v, unsigned size, uint64_t window, xb_vbench_foo
 	if (vbench_run_to(v, t2 + window + 1))
 		return xb_fail(err, "the core %s during the footprint's idle window",
 			       board_locked_up(v->b) ? "locked up" : "halted");
-	out->echo_misses = misses(&k[1]) - misses(&k[0]);
-	out->idle_misses = misses(&k[3]) - misses(&k[2]);
+	out->echo_misses = k[1].xip_misses - k[0].xip_misses;
+	out->idle_misses = k[3].xip_misses - k[2].xip_misses;
 	out->lines = (double)out->echo_misses - (double)out->idle_misses;
 	return 0;
 }

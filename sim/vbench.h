@@ -91,6 +91,9 @@ int vbench_phase_run(xb_vbench *v, xb_vbench_phase *ph, xb_err *err);
  * finish runs to the end of the traffic window and drains. */
 int vbench_phase_start(xb_vbench *v, xb_vbench_phase *ph, xb_err *err);
 int vbench_phase_finish(xb_vbench *v, xb_vbench_phase *ph, xb_err *err);
+/* XIP misses in the traffic window, and in the idle window (0 without one). */
+uint64_t vbench_traffic_misses(const xb_vbench_phase *ph);
+uint64_t vbench_idle_misses(const xb_vbench_phase *ph);
 /* The seed's misses per echo: (misses in the traffic window - misses in the idle window) /
  * count (without an idle window: traffic misses / count). */
 double vbench_misses_per_echo(const xb_vbench_phase *ph);
