@@ -4,6 +4,8 @@
  * capture code that reads a real host's, the XIP counters at the window edges. */
 #include <errno.h>
 #include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -52,6 +54,22 @@ static void board_log(void *ctx, const char *msg)
 	const exp_board *eb = ctx;
 	if (eb->image_running)
 		fprintf(stderr, "sim: %s\n", msg);
+}
+
+/* Puts the step that failed in front of err's message: "STEP: message". Returns -1. */
+static int fail_in(xb_err *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int fail_in(xb_err *err, const char *fmt, ...)
+{
+	char *was = xstrdup(err->msg), *step;
+	va_list ap;
+	va_start(ap, fmt);
+	if (vasprintf(&step, fmt, ap) < 0)
+		step = NULL;
+	va_end(ap);
+	xb_fail(err, "%s: %s", step ? step : "", was);
+	free(step);
+	free(was);
+	return -1;
 }
 
 static void board_close(exp_board *eb)
@@ -122,26 +140,18 @@ static int board_open(exp_board *eb, const xb_target *tg, const char *elf, const
 	int rc = rp2040_flash_elf(eb->probe.adi, (const uint8_t *)data, len, elf, 0, &rep, err);
 	free(data);
 	if (rc) {
-		char *m = xasprintf("flashing %s through the virtual probe: %s", elf, err->msg);
-		xb_fail(err, "%s", m);
-		free(m);
+		fail_in(err, "flashing %s through the virtual probe", elf);
 		goto fail;
 	}
 	eb->flash_s = rep.seconds;
 	eb->image_running = 1;
 	eb->flashed = rep.image_bytes;
 	if (cortexm_reset(eb->probe.adi, 0, EXP_RESET_TIMEOUT_NS, err)) {
-		char *m = xasprintf("%s: flashed, but the reset through the probe failed: %s", elf,
-				    err->msg);
-		xb_fail(err, "%s", m);
-		free(m);
+		fail_in(err, "%s: flashed, but the reset through the probe failed", elf);
 		goto fail;
 	}
 	if (vbench_bring_up(eb->vb, (uint64_t)(EXP_LINK_TIMEOUT_S * board_cpu_hz(b)), err)) {
-		char *m = xasprintf("%s: the network was not ready within %.0f s: %s", elf,
-				    EXP_LINK_TIMEOUT_S, err->msg);
-		xb_fail(err, "%s", m);
-		free(m);
+		fail_in(err, "%s: the network was not ready within %.0f s", elf, EXP_LINK_TIMEOUT_S);
 		goto fail;
 	}
 	return 0;
@@ -236,7 +246,7 @@ static int udp_sweep(exp_board *eb, const exp_method *m, uint64_t *first_ns, xb_
 	*first_ns = 0;
 	for (unsigned pass = 0; pass < m->passes; pass++) {
 		uint64_t ms = hz / 1000;
-		uint64_t t = (board_cycles(b) + ms - 1) / ms * ms + VBENCH_SETTLE_MS * ms;
+		uint64_t t = vbench_settled(eb->vb);
 		uint64_t step = cycles_of(eb, m->step_s), gap = cycles_of(eb, m->gap_s);
 		for (size_t i = 0; i < m->nrates; i++) {
 			unsigned count = (unsigned)llround(m->rates[i] * m->step_s);
@@ -353,9 +363,7 @@ int exp_profile(const xb_target *tg, const char *elf, exp_profile_req *req, xb_e
 			.in_flight = EXP_SAMPLE_IN_FLIGHT};
 		xb_sampler_stats st;
 		if (sampler_run(eb.probe.adi, &cfg, &s, &st, err)) {
-			char *m = xasprintf("%s: sampling through the virtual probe: %s", elf, err->msg);
-			xb_fail(err, "%s", m);
-			free(m);
+			fail_in(err, "%s: sampling through the virtual probe", elf);
 			goto done;
 		}
 		if (vbench_phase_finish(eb.vb, ph, err))

@@ -152,8 +152,7 @@ static void flush_event(xb_board *b, void *ctx)
 	cache_flush(board_cache(b));
 }
 
-/* The first whole millisecond at least VBENCH_SETTLE_MS from now. */
-static uint64_t settled(const xb_vbench *v)
+uint64_t vbench_settled(const xb_vbench *v)
 {
 	uint64_t ms = v->hz / 1000, now = board_cycles(v->b);
 	return (now + ms - 1) / ms * ms + VBENCH_SETTLE_MS * ms;
@@ -169,7 +168,7 @@ void vbench_phase_window(xb_vbench_phase *ph, uint32_t cpu_hz)
 
 int vbench_phase_start(xb_vbench *v, xb_vbench_phase *ph, xb_err *err)
 {
-	ph->idle_start = settled(v);
+	ph->idle_start = vbench_settled(v);
 	ph->start = ph->no_idle ? ph->idle_start : ph->idle_start + ph->window;
 	if (!ph->no_idle)
 		board_schedule(v->b, ph->idle_start, snap_idle, &ph->idle);
@@ -246,7 +245,7 @@ int vbench_footprint(xb_vbench *v, unsigned size, uint64_t window, xb_vbench_foo
 	memset(out, 0, sizeof *out);
 	out->window = window;
 	xb_board_counters k[4];
-	uint64_t t = settled(v);
+	uint64_t t = vbench_settled(v);
 	board_schedule(v->b, t, flush_event, NULL);
 	board_schedule(v->b, t, snap_event, &k[0]);
 	board_schedule(v->b, t + window, snap_event, &k[1]);
@@ -260,7 +259,7 @@ int vbench_footprint(xb_vbench *v, unsigned size, uint64_t window, xb_vbench_foo
 			       board_locked_up(v->b) ? "locked up" : "halted");
 	const xb_netpeer_echo *e = netpeer_echo(v->np, (size_t)first);
 	out->replied = e->state == XB_NETPEER_REPLIED && e->reply <= t + window;
-	uint64_t t2 = settled(v);
+	uint64_t t2 = vbench_settled(v);
 	board_schedule(v->b, t2, flush_event, NULL);
 	board_schedule(v->b, t2, snap_event, &k[2]);
 	board_schedule(v->b, t2 + window, snap_event, &k[3]);

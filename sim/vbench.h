@@ -59,6 +59,10 @@ int vbench_ready(const xb_vbench *v);
  * the CDC-ECM driver, the link and ARP got. */
 int vbench_bring_up(xb_vbench *v, uint64_t timeout, xb_err *err);
 
+/* The board cycle where the next window may start: the first whole millisecond at least
+ * VBENCH_SETTLE_MS from now. */
+uint64_t vbench_settled(const xb_vbench *v);
+
 /* One kind of traffic: an idle window, then the traffic window of the same length. The
  * caller fills the parameters; vbench_phase_run the results. */
 typedef struct xb_vbench_phase {
