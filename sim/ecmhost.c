@@ -212,25 +212,14 @@ static void ecm_open(xb_ecmhost *e)
 	}
 }
 
-static int ecm_hex(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* usbnet_get_ethernet_addr: exactly 12 hex digits. */
 static int ecm_parse_mac(xb_ecmhost *e, const uint8_t *d, uint32_t n)
 {
 	if (n < 2 || d[1] != 3 || d[0] != 2 + 24 || n < 26)
 		return -1;
 	for (int i = 0; i < 6; i++) {
-		int hi = le16(d + 2 + 4 * i) < 0x80 ? ecm_hex(d[2 + 4 * i]) : -1;
-		int lo = le16(d + 4 + 4 * i) < 0x80 ? ecm_hex(d[4 + 4 * i]) : -1;
+		int hi = le16(d + 2 + 4 * i) < 0x80 ? xb_hex_digit(d[2 + 4 * i]) : -1;
+		int lo = le16(d + 4 + 4 * i) < 0x80 ? xb_hex_digit(d[4 + 4 * i]) : -1;
 		if (hi < 0 || lo < 0)
 			return -1;
 		e->mac[i] = (uint8_t)(hi << 4 | lo);

@@ -40,4 +40,19 @@ keys_documented() { # LABEL JSON-FILE (docs/cli.md)
 	done
 	[ -z "$missing" ] && ok "$1: every JSON key is documented" || not_ok "$1: undocumented JSON keys:$missing"
 }
+# expect DESCRIPTION FILE PATTERN...: passes when FILE matches every pattern (grep -E).
+expect() {
+	d=$1
+	f=$2
+	shift 2
+	for pat in "$@"; do
+		if ! grep -Eq -- "$pat" "$f"; then
+			not_ok "$d (no match for '$pat')"
+			sed 's/^/# /' "$f" | head -n 30
+			return
+		fi
+	done
+	ok "$d"
+}
+
 finish() { [ "$XB_FAILED" -eq 0 ]; }

@@ -11,21 +11,6 @@ if ! sh tests/data/pico/build.sh "$PROGS" >"$XB_WORK/build.log" 2>&1; then
 	exit 1
 fi
 
-# expect DESCRIPTION FILE PATTERN...: passes when FILE matches every pattern (grep -E).
-expect() {
-	d=$1
-	f=$2
-	shift 2
-	for pat in "$@"; do
-		if ! grep -Eq -- "$pat" "$f"; then
-			not_ok "$d (no match for '$pat')"
-			sed 's/^/# /' "$f" | head -n 20
-			return
-		fi
-	done
-	ok "$d"
-}
-
 sim() { "$XIPBENCH" sim run "$@"; }
 
 # Each program prints its results on UART0; --uart - copies them to standard output.

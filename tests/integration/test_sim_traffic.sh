@@ -11,21 +11,6 @@ W=$XB_WORK
 
 sim() { "$XIPBENCH" sim run "$@"; }
 
-# expect DESCRIPTION FILE PATTERN...: passes when FILE matches every pattern (grep -E).
-expect() {
-	d=$1
-	f=$2
-	shift 2
-	for pat in "$@"; do
-		if ! grep -Eq -- "$pat" "$f"; then
-			not_ok "$d (no match for '$pat')"
-			sed 's/^/# /' "$f" | head -n 30
-			return
-		fi
-	done
-	ok "$d"
-}
-
 # The device: the echo firmware if it builds and answers a ping, else the test device.
 FW=firmware/build/echo.elf
 if make -C firmware >"$W/fw.log" 2>&1 && [ -f "$FW" ] &&
