@@ -6,32 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum {
-	CMD_INFO = 0x00,
-	CMD_CONNECT = 0x02,
-	CMD_DISCONNECT = 0x03,
-	CMD_TRANSFER_CONFIGURE = 0x04,
-	CMD_TRANSFER = 0x05,
-	CMD_TRANSFER_BLOCK = 0x06,
-	CMD_WRITE_ABORT = 0x08,
-	CMD_DELAY = 0x09,
-	CMD_SWJ_CLOCK = 0x11,
-	CMD_SWJ_SEQUENCE = 0x12,
-	CMD_SWD_CONFIGURE = 0x13,
-};
+#include "../core/cmsis_dap.h"
 
-enum {
-	INFO_VENDOR = 0x01,
-	INFO_PRODUCT = 0x02,
-	INFO_SERIAL = 0x03,
-	INFO_PROTOCOL = 0x04,
-	INFO_FIRMWARE = 0x09,
-	INFO_CAPABILITIES = 0xF0,
-	INFO_PACKET_COUNT = 0xFE,
-	INFO_PACKET_SIZE = 0xFF,
-};
-
-#define DAP_OK 0x00u
 #define TRANSFER_MAX 255u
 #define BLOCK_MAX 65535u
 
@@ -109,7 +85,7 @@ static int dap_status_command(xb_dap_client *c, const uint8_t *req, size_t len, 
 /* DAP_Info id: the data bytes (at c->resp + 2) and their count. */
 static int dap_info_raw(xb_dap_client *c, uint8_t id, size_t *n, xb_err *err)
 {
-	uint8_t req[2] = {CMD_INFO, id};
+	uint8_t req[2] = {DAP_CMD_INFO, id};
 	if (dap_command(c, req, sizeof req, 2, "DAP_Info", err))
 		return -1;
 	*n = c->resp[1];
@@ -158,23 +134,23 @@ xb_dap_client *dap_client_new(xb_transport *t, xb_err *err)
 	c->t = t;
 	xb_dap_info *i = &c->info;
 	unsigned size = 0, count = 1, caps = 0;
-	int rc = dap_info_number(c, INFO_PACKET_SIZE, 2, &size, err);
+	int rc = dap_info_number(c, DAP_INFO_PACKET_SIZE, 2, &size, err);
 	if (rc == 0 && size < 16)
 		rc = xb_fail(err, "%s: DAP_Info says packets of %u bytes; too small to use",
 			     t->name, size);
 	if (rc == 1)
 		rc = xb_fail(err, "%s: DAP_Info gives no packet size", t->name);
-	if (rc == 0 && dap_info_number(c, INFO_PACKET_COUNT, 1, &count, err) < 0)
+	if (rc == 0 && dap_info_number(c, DAP_INFO_PACKET_COUNT, 1, &count, err) < 0)
 		rc = -1;
-	if (rc == 0 && dap_info_number(c, INFO_CAPABILITIES, 1, &caps, err) < 0)
+	if (rc == 0 && dap_info_number(c, DAP_INFO_CAPABILITIES, 1, &caps, err) < 0)
 		rc = -1;
 	if (rc == 0)
-		rc = dap_client_info_string(c, INFO_VENDOR, i->vendor, sizeof i->vendor, err) ||
-		     dap_client_info_string(c, INFO_PRODUCT, i->product, sizeof i->product, err) ||
-		     dap_client_info_string(c, INFO_SERIAL, i->serial, sizeof i->serial, err) ||
-		     dap_client_info_string(c, INFO_PROTOCOL, i->protocol, sizeof i->protocol,
+		rc = dap_client_info_string(c, DAP_INFO_VENDOR, i->vendor, sizeof i->vendor, err) ||
+		     dap_client_info_string(c, DAP_INFO_PRODUCT, i->product, sizeof i->product, err) ||
+		     dap_client_info_string(c, DAP_INFO_SERIAL, i->serial, sizeof i->serial, err) ||
+		     dap_client_info_string(c, DAP_INFO_PROTOCOL, i->protocol, sizeof i->protocol,
 					    err);
-	if (rc == 0 && dap_client_info_string(c, INFO_FIRMWARE, i->firmware, sizeof i->firmware,
+	if (rc == 0 && dap_client_info_string(c, DAP_INFO_FIRMWARE, i->firmware, sizeof i->firmware,
 					      NULL))
 		i->firmware[0] = 0; /* CMSIS-DAP 2.1 and later only */
 	if (rc) {
@@ -229,7 +205,7 @@ int dap_client_connect(xb_dap_client *c, xb_err *err)
 	if (c->info.capabilities && !(c->info.capabilities & XB_DAP_CAP_SWD))
 		return xb_fail(err, "%s: the probe cannot do SWD (capabilities 0x%02x)",
 			       c->t->name, c->info.capabilities);
-	uint8_t req[2] = {CMD_CONNECT, 1};
+	uint8_t req[2] = {DAP_CMD_CONNECT, 1};
 	if (dap_command(c, req, sizeof req, 2, "DAP_Connect", err))
 		return -1;
 	if (c->resp[1] != 1)
@@ -240,13 +216,13 @@ int dap_client_connect(xb_dap_client *c, xb_err *err)
 
 int dap_client_disconnect(xb_dap_client *c, xb_err *err)
 {
-	uint8_t req[1] = {CMD_DISCONNECT};
+	uint8_t req[1] = {DAP_CMD_DISCONNECT};
 	return dap_status_command(c, req, sizeof req, "DAP_Disconnect", err);
 }
 
 int dap_client_swj_clock(xb_dap_client *c, uint32_t hz, xb_err *err)
 {
-	uint8_t req[5] = {CMD_SWJ_CLOCK};
+	uint8_t req[5] = {DAP_CMD_SWJ_CLOCK};
 	put_u32(req + 1, hz);
 	return dap_status_command(c, req, sizeof req, "DAP_SWJ_Clock", err);
 }
@@ -255,7 +231,7 @@ int dap_client_swj_sequence(xb_dap_client *c, unsigned bits, const uint8_t *data
 {
 	if (bits == 0 || bits > 256)
 		return xb_fail(err, "%s: DAP_SWJ_Sequence of %u bits (1 to 256)", c->t->name, bits);
-	uint8_t req[2 + 32] = {CMD_SWJ_SEQUENCE, (uint8_t)bits};
+	uint8_t req[2 + 32] = {DAP_CMD_SWJ_SEQUENCE, (uint8_t)bits};
 	size_t n = (bits + 7) / 8;
 	memcpy(req + 2, data, n);
 	return dap_status_command(c, req, 2 + n, "DAP_SWJ_Sequence", err);
@@ -267,7 +243,7 @@ int dap_client_swd_configure(xb_dap_client *c, unsigned turnaround, int data_pha
 	if (turnaround < 1 || turnaround > 4)
 		return xb_fail(err, "%s: SWD turnaround of %u cycles (1 to 4)", c->t->name,
 			       turnaround);
-	uint8_t req[2] = {CMD_SWD_CONFIGURE,
+	uint8_t req[2] = {DAP_CMD_SWD_CONFIGURE,
 			  (uint8_t)((turnaround - 1) | (data_phase ? 4u : 0u))};
 	return dap_status_command(c, req, sizeof req, "DAP_SWD_Configure", err);
 }
@@ -275,7 +251,7 @@ int dap_client_swd_configure(xb_dap_client *c, unsigned turnaround, int data_pha
 int dap_client_transfer_configure(xb_dap_client *c, uint8_t idle, uint16_t wait_retry,
 				  uint16_t match_retry, xb_err *err)
 {
-	uint8_t req[6] = {CMD_TRANSFER_CONFIGURE, idle,
+	uint8_t req[6] = {DAP_CMD_TRANSFER_CONFIGURE, idle,
 			  (uint8_t)wait_retry,    (uint8_t)(wait_retry >> 8),
 			  (uint8_t)match_retry,   (uint8_t)(match_retry >> 8)};
 	return dap_status_command(c, req, sizeof req, "DAP_TransferConfigure", err);
@@ -283,14 +259,14 @@ int dap_client_transfer_configure(xb_dap_client *c, uint8_t idle, uint16_t wait_
 
 int dap_client_write_abort(xb_dap_client *c, uint32_t value, xb_err *err)
 {
-	uint8_t req[6] = {CMD_WRITE_ABORT, 0};
+	uint8_t req[6] = {DAP_CMD_WRITE_ABORT, 0};
 	put_u32(req + 2, value);
 	return dap_status_command(c, req, sizeof req, "DAP_WriteABORT", err);
 }
 
 int dap_client_delay(xb_dap_client *c, uint16_t us, xb_err *err)
 {
-	uint8_t req[3] = {CMD_DELAY, (uint8_t)us, (uint8_t)(us >> 8)};
+	uint8_t req[3] = {DAP_CMD_DELAY, (uint8_t)us, (uint8_t)(us >> 8)};
 	return dap_status_command(c, req, sizeof req, "DAP_Delay", err);
 }
 
@@ -341,7 +317,7 @@ size_t dap_client_build_transfer(const xb_dap_transfer *x, size_t n, uint8_t *pk
 	if (n == 0 || n > TRANSFER_MAX || cap < 3)
 		return 0;
 	size_t len = 3;
-	pkt[0] = CMD_TRANSFER;
+	pkt[0] = DAP_CMD_TRANSFER;
 	pkt[1] = 0;
 	pkt[2] = (uint8_t)n;
 	for (size_t i = 0; i < n; i++) {
@@ -362,7 +338,7 @@ int dap_client_parse_transfer(xb_dap_client *c, const uint8_t *resp, size_t len,
 			      xb_err *err)
 {
 	char why[96];
-	if (len < 3 || resp[0] != CMD_TRANSFER) {
+	if (len < 3 || resp[0] != DAP_CMD_TRANSFER) {
 		snprintf(why, sizeof why, "%zu bytes starting 0x%02x", len, len ? resp[0] : 0u);
 		return malformed(c, "DAP_Transfer", why, err);
 	}
@@ -396,7 +372,7 @@ int dap_client_parse_block_read(xb_dap_client *c, const uint8_t *resp, size_t le
 				uint32_t *words, size_t *got, unsigned *ack, xb_err *err)
 {
 	char why[96];
-	if (len < 4 || resp[0] != CMD_TRANSFER_BLOCK) {
+	if (len < 4 || resp[0] != DAP_CMD_TRANSFER_BLOCK) {
 		snprintf(why, sizeof why, "%zu bytes starting 0x%02x", len, len ? resp[0] : 0u);
 		return malformed(c, "DAP_TransferBlock", why, err);
 	}
@@ -432,7 +408,7 @@ static size_t build_next(xb_dap_client *c, xb_dap_op *ops, size_t *op, size_t *p
 		if (per > BLOCK_MAX)
 			per = BLOCK_MAX;
 		k = o->n - *pos < per ? o->n - *pos : per;
-		pkt[0] = CMD_TRANSFER_BLOCK;
+		pkt[0] = DAP_CMD_TRANSFER_BLOCK;
 		pkt[1] = 0;
 		pkt[2] = (uint8_t)k;
 		pkt[3] = (uint8_t)(k >> 8);
@@ -473,7 +449,7 @@ static int check_response(xb_dap_client *c, xb_dap_op *ops, const pending *p, co
 					 err) != 0;
 		}
 	} else {
-		if (len < 4 || r[0] != CMD_TRANSFER_BLOCK)
+		if (len < 4 || r[0] != DAP_CMD_TRANSFER_BLOCK)
 			return malformed(c, "DAP_TransferBlock", "not a TransferBlock answer", err) != 0;
 		done = r[1] | (size_t)r[2] << 8;
 		ack = r[3];

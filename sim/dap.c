@@ -20,18 +20,6 @@
 /* SWD (bit 0), atomic commands (bit 4), test domain timer (bit 5). */
 #define DAP_CAPABILITIES 0x31u
 
-enum {
-	INFO_VENDOR = 0x01,
-	INFO_PRODUCT = 0x02,
-	INFO_SERIAL = 0x03,
-	INFO_PROTOCOL = 0x04,
-	INFO_FIRMWARE = 0x09,
-	INFO_CAPABILITIES = 0xF0,
-	INFO_TIMER = 0xF1,
-	INFO_PACKET_COUNT = 0xFE,
-	INFO_PACKET_SIZE = 0xFF,
-};
-
 enum { PORT_DISABLED = 0, PORT_SWD = 1 };
 
 /* ---- Request and response cursors ---- */
@@ -245,22 +233,22 @@ static size_t dap_info_string(uint8_t *out, const char *s)
 static size_t dap_info(const xb_dap *d, uint8_t id, uint8_t *out)
 {
 	switch (id) {
-	case INFO_VENDOR: return dap_info_string(out, DAP_VENDOR);
-	case INFO_PRODUCT: return dap_info_string(out, DAP_PRODUCT);
-	case INFO_SERIAL: return dap_info_string(out, d->serial);
-	case INFO_PROTOCOL: return dap_info_string(out, DAP_PROTOCOL);
-	case INFO_FIRMWARE: return dap_info_string(out, DAP_FIRMWARE);
-	case INFO_CAPABILITIES:
+	case DAP_INFO_VENDOR: return dap_info_string(out, DAP_VENDOR);
+	case DAP_INFO_PRODUCT: return dap_info_string(out, DAP_PRODUCT);
+	case DAP_INFO_SERIAL: return dap_info_string(out, d->serial);
+	case DAP_INFO_PROTOCOL: return dap_info_string(out, DAP_PROTOCOL);
+	case DAP_INFO_FIRMWARE: return dap_info_string(out, DAP_FIRMWARE);
+	case DAP_INFO_CAPABILITIES:
 		out[0] = DAP_CAPABILITIES;
 		return 1;
-	case INFO_TIMER:
+	case DAP_INFO_TIMER:
 		for (int i = 0; i < 4; i++)
 			out[i] = (uint8_t)(d->cpu_hz >> (8 * i));
 		return 4;
-	case INFO_PACKET_COUNT:
+	case DAP_INFO_PACKET_COUNT:
 		out[0] = d->cfg.packet_count;
 		return 1;
-	case INFO_PACKET_SIZE:
+	case DAP_INFO_PACKET_SIZE:
 		out[0] = (uint8_t)d->cfg.packet_size;
 		out[1] = (uint8_t)(d->cfg.packet_size >> 8);
 		return 2;
