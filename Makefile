@@ -13,7 +13,8 @@ SAN      ?=
 WERROR   ?= $(if $(CI),-Werror,)
 WARN     := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wno-missing-field-initializers
 CFLAGS   := -std=c11 -g $(HOST_OPT) $(WARN) $(WERROR) $(SAN) $(EXTRA_CFLAGS)
-CPPFLAGS := -D_GNU_SOURCE -DXB_SOURCE_DIR='"$(CURDIR)"' -MMD -MP
+VERSION  := $(shell cat VERSION)
+CPPFLAGS := -D_GNU_SOURCE -DXB_SOURCE_DIR='"$(CURDIR)"' -DXB_VERSION='"$(VERSION)"' -MMD -MP
 LDFLAGS  := $(SAN)
 CORE_LIBS := -lelf -lm -lsqlite3
 HOST_LIBS := -lusb-1.0 -lpcap

@@ -1,6 +1,6 @@
 #!/bin/sh
 # Runs every benchmark; each prints its figure beside the target from DESIGN.md. Last, the
-# whole experiment (`xipbench experiment`, every layout of the seed's two tables) is timed
+# whole experiment (`xipbench experiment`, every layout of the study's two tables) is timed
 # against the target of 5 minutes.
 set -u
 BUILD=${1:-build}

@@ -1,6 +1,6 @@
 /* echo: requests matched to replies among a capture's frames (ICMP echo by identifier and
  * sequence number, UDP by a payload nonce), the turnaround of each echo and its median,
- * and the UDP echo rate over fixed rate steps (the seed's metrics). */
+ * and the UDP echo rate over fixed rate steps (the study's metrics). */
 #ifndef XB_CAPTURE_ECHO_H
 #define XB_CAPTURE_ECHO_H
 
@@ -29,7 +29,7 @@
  * payload differs from the request's (in the bytes both captured) still matches and is
  * counted as mismatched.
  *
- * Turnaround (the seed's definition): from the end of the OUT transfer carrying the
+ * Turnaround (the study's definition): from the end of the OUT transfer carrying the
  * request (its 'C' record) to the end of the IN transfer carrying the reply (its 'C'
  * record). A request whose OUT transfer failed never reached the device (failed); one
  * whose completion is not in the capture has no turnaround.

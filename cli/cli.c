@@ -27,7 +27,8 @@ static void print_overview(FILE *f)
 		   "commands:\n");
 	for (int i = 0; commands[i]; i++)
 		fprintf(f, "  %-10s %s\n", commands[i]->name, commands[i]->summary);
-	fprintf(f, "\n`xipbench COMMAND --help` describes one command.\n");
+	fprintf(f, "\n`xipbench COMMAND --help` describes one command; `xipbench --version` prints "
+		   "the version.\n");
 }
 
 int cli_fail(const char *cmd, const char *fmt, ...)
@@ -81,6 +82,10 @@ int cli_main(int argc, char **argv)
 	if (argc < 2) {
 		print_overview(stderr);
 		return XB_EXIT_USAGE;
+	}
+	if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "-V") == 0) {
+		printf("xipbench %s\n", XB_VERSION);
+		return XB_EXIT_OK;
 	}
 	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
 	    strcmp(argv[1], "help") == 0) {

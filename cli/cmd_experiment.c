@@ -1,7 +1,7 @@
-/* cmd_experiment: `xipbench experiment`: the layout study of seeds/000 end to end on the
- * virtual Pico: build the echo firmware's variants, profile them (PC samples through the
+/* cmd_experiment: `xipbench experiment`: the layout study (../shared/seeds/000_3922d7c312d3ad89.txt)
+ * end to end on the virtual Pico: build the echo firmware's variants, profile them (PC samples through the
  * virtual probe, a fetch trace), plan layouts, relink with the fragments, reflash through
- * the probe, measure with the seed's metrics, print the seed's two tables with the
+ * the probe, measure with the study's metrics, print the study's two tables with the
  * planner's prediction and the OPT bound beside every row, and keep every run in runs.db. */
 #include <errno.h>
 #include <getopt.h>
@@ -85,7 +85,7 @@ static exp_row rows[] = {
 	 T1 | T2, 1},
 	{"lto-colour", "LTO + colouring (UDP + ping profile)", V_LTO, "colour", PROF_LTO_MIXED, 0,
 	 NULL, T1 | T2, 0},
-	{"xip-off", "Stock, XIP cache off at boot (seeds/003)", V_XIP_OFF, NULL, PROF_NONE, 0, NULL,
+	{"xip-off", "Stock, XIP cache left off at boot", V_XIP_OFF, NULL, PROF_NONE, 0, NULL,
 	 T1, 1},
 	{"colour-sram-4k", "Coloured + 4 KB in SRAM", V_DEFAULT, "sram", PROF_PING, 4 * KB, NULL, T2,
 	 1},
@@ -102,7 +102,7 @@ static exp_row rows[] = {
 };
 #define NROWS (sizeof rows / sizeof rows[0])
 
-/* The seed's method, and the short one of --quick. */
+/* The study's method, and the short one of --quick. */
 static const uint32_t full_rates[] = {50,   100,  150,  200,  300,  400,  500,  750,  1000,
 				      1250, 1500, 1750, 2000, 2500, 3000, 3500, 4000, 5000};
 static const uint32_t quick_rates[] = {50, 100, 250, 500, 1000, 1500, 2000, 3000, 4000};
@@ -444,7 +444,8 @@ static const char usage[] =
 	"usage: xipbench experiment [--quick] [--out DIR] [--db FILE] [--firmware DIR]\n"
 	"                           [--layouts LIST] [--pings N] [--pcaps] [--json]\n"
 	"\n"
-	"The layout study of seeds/000 on the virtual Pico, end to end: builds the echo\n"
+	"The layout study on the virtual Pico, end to end: can the arrangement of code in\n"
+	"flash make a USB network stack fast on the Pico without much SRAM? It builds the echo\n"
 	"firmware (stock, LTO=1, XIP_CACHE=off), profiles it (PC samples through the\n"
 	"virtual CMSIS-DAP probe and a fetch trace, during pings; for LTO + colouring also\n"
 	"UDP echoes), plans layouts (hot block, colouring, colouring + 4 to 20 KB of SRAM,\n"
@@ -452,9 +453,10 @@ static const char usage[] =
 	"every image through the virtual probe and measures it: misses per echo (pings\n"
 	"every 20 ms minus an idle window as long), ping turnaround (median, from the usbmon\n"
 	"records), peak UDP echo rate (rate steps, several passes) and the footprint of one\n"
-	"ping. Prints the seed's two tables with the predicted misses and the OPT bound\n"
-	"beside every row and adds every run to the SQLite history. Virtual time: the\n"
-	"results depend only on the firmware and the method.\n"
+	"ping. Prints two tables (layouts without extra RAM; layouts with SRAM) with the\n"
+	"predicted misses and the OPT bound beside every row and adds every run to the\n"
+	"SQLite history. Virtual time: the results depend only on the firmware and the\n"
+	"method.\n"
 	"\n"
 	"options:\n"
 	"  --quick          the short version: 60 pings, fewer layouts and rate steps\n"
@@ -666,7 +668,7 @@ done:
 
 const xb_command cmd_experiment = {
 	.name = "experiment",
-	.summary = "the seed's layout study end to end on the virtual Pico: build, profile, "
+	.summary = "the layout study end to end on the virtual Pico: build, profile, "
 		   "plan, relink, reflash, measure",
 	.usage = usage,
 	.run = run_experiment,

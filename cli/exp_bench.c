@@ -1,4 +1,4 @@
-/* exp_bench: one firmware image on the virtual bench, the way the seed's bench measured a
+/* exp_bench: one firmware image on the virtual bench, the way the study's bench measured a
  * Pico: flashed and reset through the (virtual) CMSIS-DAP probe, enumerated by the (virtual)
  * USB host, pinged and flooded by the network peer, its usbmon records read back by the
  * capture code that reads a real host's, the XIP counters at the window edges. */

@@ -1,4 +1,4 @@
-/* experiment: `xipbench experiment`, the seed's layout study end to end on the virtual Pico
+/* experiment: `xipbench experiment`, the study's layout study end to end on the virtual Pico
  * (cli/cmd_experiment.c: the steps and the tables; cli/exp_bench.c: one image on the
  * virtual bench; cli/exp_build.c: building, planning and relinking the firmware). */
 #ifndef XB_CLI_EXPERIMENT_H
@@ -13,7 +13,7 @@
 
 /* ---- The virtual bench (exp_bench.c) ---- */
 
-/* How an image is measured: the seed's metrics. */
+/* How an image is measured: the study's metrics. */
 typedef struct exp_method {
 	unsigned pings;        /* misses per echo and turnaround: pings (300) ... */
 	double interval_ms;    /* ... every interval_ms (20), after an idle window as long */

@@ -26,7 +26,7 @@ typedef struct xb_samples {
 	xb_sample *s;
 	size_t n, cap;
 	/* Lengths of the busy and idle windows in seconds; 0 = unknown (the windows are then
-	 * taken to be of equal length, as the seed's method prescribes). */
+	 * taken to be of equal length, as the study's method prescribes). */
 	double busy_seconds, idle_seconds;
 } xb_samples;
 

@@ -1,7 +1,7 @@
 #!/bin/sh
-# `make run`: the layout study of seeds/000 on the virtual Pico (`xipbench experiment`):
+# `make run`: the layout study on the virtual Pico (`xipbench experiment`):
 # the echo firmware built (stock, LTO, XIP cache off), profiled through the virtual probe,
-# layouts planned, relinked, reflashed through the probe and measured; the seed's two tables
+# layouts planned, relinked, reflashed through the probe and measured; the study's two tables
 # with the predicted misses and the OPT bound beside every row. Progress on standard error;
 # the history of every run stays in build/experiment/runs.db.
 set -eu

@@ -1,6 +1,6 @@
 /* netpeer: the Linux host's side of the virtual Pico's USB network link: an IPv4 host on the
  * CDC-ECM interface that answers ARP, sends ICMP echo requests and UDP datagrams at exact
- * virtual times, matches the replies and records, per echo, what the seed's metrics need. */
+ * virtual times, matches the replies and records, per echo, what the study's metrics need. */
 #ifndef XB_NETPEER_H
 #define XB_NETPEER_H
 

@@ -1,6 +1,6 @@
 /* vbench: the virtual bench: a virtual Pico with the virtual USB host (a Linux host's
  * cdc_ether driver) and the network peer plugged in, the usbmon records of the bus, and the
- * seed's measurement windows in virtual time: bring-up, an idle window then echo traffic,
+ * study's measurement windows in virtual time: bring-up, an idle window then echo traffic,
  * and the footprint of one echo. What `sim run`'s network mode and `experiment` share. */
 #ifndef XB_VBENCH_H
 #define XB_VBENCH_H
@@ -98,13 +98,13 @@ int vbench_phase_finish(xb_vbench *v, xb_vbench_phase *ph, xb_err *err);
 /* XIP misses in the traffic window, and in the idle window (0 without one). */
 uint64_t vbench_traffic_misses(const xb_vbench_phase *ph);
 uint64_t vbench_idle_misses(const xb_vbench_phase *ph);
-/* The seed's misses per echo: (misses in the traffic window - misses in the idle window) /
+/* The study's misses per echo: (misses in the traffic window - misses in the idle window) /
  * count (without an idle window: traffic misses / count). */
 double vbench_misses_per_echo(const xb_vbench_phase *ph);
 /* Replies per second of the traffic window. */
 double vbench_echo_rate(const xb_vbench *v, const xb_vbench_phase *ph);
 
-/* The footprint of one echo (the seed's definition): the cache flushed, one ping of size
+/* The footprint of one echo (the study's definition): the cache flushed, one ping of size
  * data bytes sent at once, the misses of the next window cycles; then the cache flushed
  * again and the misses of a window without traffic; the difference. When the flash code of
  * the echo is larger than the cache, it also counts the lines it evicts and fetches again. */

@@ -67,7 +67,7 @@ grep -q '^65 65$' "$W/usb.out.ours" && ok "usb.pcap: a padded frame of another E
 grep -q '^65 64$' "$W/echo.out.ours" && grep -q '^1089 1088$' "$W/echo.out.ours" &&
 	ok "echo.pcap: usbnet's byte is stripped from IP frames" || not_ok "echo.pcap: padding"
 
-# Turnaround, the seed's way, from tshark: ICMP's response time (request 'S' to reply 'C')
+# Turnaround, the study's way, from tshark: ICMP's response time (request 'S' to reply 'C')
 # less the request's OUT transfer time (its 'S' to its 'C').
 awk -F '\t' '$2 == "\047C\047" && $9 == "0x02" && $10 == 0 { print $11, $12 }' \
 	"$W/echo.fields" >"$W/out_done"

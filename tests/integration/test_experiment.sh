@@ -1,6 +1,6 @@
 # test_experiment: `xipbench experiment --quick` on the echo firmware: every step runs
 # (builds, profiles through the virtual probe, plans, relinks, flashes through the probe,
-# measures), the seed's qualitative results hold on the virtual Pico, the planner's
+# measures), the study's qualitative results hold on the virtual Pico, the planner's
 # predictions of flash-only layouts are within 5 % of the measurements, the runs are in
 # runs.db, and the same experiment gives the same numbers. Failures are clear.
 . tests/integration/lib.sh

@@ -490,7 +490,7 @@ static void test_replug(void **state)
 }
 
 /* Cold-cache misses of one echo minus those of an idle window as long: the distinct 8-byte
- * lines it touches (the seed's footprint). */
+ * lines it touches (the study's footprint). */
 static long footprint(rig *r, const uint8_t *f, size_t n)
 {
 	xb_board *b = pico_board(r->pico);
