@@ -16,9 +16,10 @@ CFLAGS   := -std=c11 -g $(HOST_OPT) $(WARN) $(WERROR) $(SAN) $(EXTRA_CFLAGS)
 VERSION  := $(shell cat VERSION)
 CPPFLAGS := -D_GNU_SOURCE -DXB_SOURCE_DIR='"$(CURDIR)"' -DXB_VERSION='"$(VERSION)"' -MMD -MP
 LDFLAGS  := $(SAN)
-CORE_LIBS := -lelf -lm -lsqlite3
-HOST_LIBS := -lusb-1.0 -lpcap
-LIBS_ALL = $(BUILD)/libcli.a $(BUILD)/libcapture.a $(BUILD)/libprobe.a $(BUILD)/libsim.a $(BUILD)/libcore.a
+CORE_LIBS := -lelf -ldw -lm -lsqlite3
+HOST_LIBS := -lusb-1.0 -lpcap -lncursesw -lpthread
+LIBS_ALL = $(BUILD)/libcli.a $(BUILD)/libtui.a $(BUILD)/libpanels.a $(BUILD)/libsession.a \
+	$(BUILD)/libcapture.a $(BUILD)/libprobe.a $(BUILD)/libsim.a $(BUILD)/libcore.a
 
 ifeq ($(origin CC),default)
 CC := cc
@@ -28,6 +29,9 @@ CORE_SRC := $(wildcard core/*.c)
 SIM_SRC  := $(wildcard sim/*.c)
 PROBE_SRC := $(wildcard probe/*.c)
 CAPTURE_SRC := $(wildcard capture/*.c)
+SESSION_SRC := $(wildcard session/*.c)
+PANELS_SRC := $(wildcard panels/*.c)
+TUI_SRC  := $(wildcard tui/*.c)
 CLI_SRC  := $(filter-out cli/main.c,$(wildcard cli/*.c))
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 FUZZ_SRC := $(wildcard tests/fuzz/fuzz_*.c)
@@ -40,6 +44,9 @@ CORE_OBJ := $(call obj,$(CORE_SRC))
 SIM_OBJ  := $(call obj,$(SIM_SRC))
 PROBE_OBJ := $(call obj,$(PROBE_SRC))
 CAPTURE_OBJ := $(call obj,$(CAPTURE_SRC))
+SESSION_OBJ := $(call obj,$(SESSION_SRC))
+PANELS_OBJ := $(call obj,$(PANELS_SRC))
+TUI_OBJ  := $(call obj,$(TUI_SRC))
 CLI_OBJ  := $(call obj,$(CLI_SRC))
 UNIT_BIN := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
 REPLAY_BIN := $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz-replay/%,$(FUZZ_SRC))
@@ -73,6 +80,20 @@ $(BUILD)/libprobe.a: $(PROBE_OBJ) $(if $(PROBE_OBJ),,$(BUILD)/obj/empty.o)
 	rm -f $@ && ar rcs $@ $^
 
 $(BUILD)/libcapture.a: $(CAPTURE_OBJ) $(if $(CAPTURE_OBJ),,$(BUILD)/obj/empty.o)
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
+
+# One live session on one bench (session/), the panels and their canvas (panels/: no
+# curses), the terminal application (tui/: tui/term.c is the only curses file).
+$(BUILD)/libsession.a: $(SESSION_OBJ) $(if $(SESSION_OBJ),,$(BUILD)/obj/empty.o)
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
+
+$(BUILD)/libpanels.a: $(PANELS_OBJ) $(if $(PANELS_OBJ),,$(BUILD)/obj/empty.o)
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
+
+$(BUILD)/libtui.a: $(TUI_OBJ) $(if $(TUI_OBJ),,$(BUILD)/obj/empty.o)
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^
 
@@ -125,7 +146,7 @@ fuzz: deps
 	@for f in $(FUZZ_SRC); do \
 		n=$$(basename $$f .c); \
 		echo "  FUZZ $$n"; \
-		$(FUZZ_CC) $(FUZZ_FLAGS) -o $(BUILD)/fuzz/$$n $$f $(CORE_SRC) $(SIM_SRC) $(PROBE_SRC) $(CAPTURE_SRC) $(CORE_LIBS) $(HOST_LIBS) || exit 1; \
+		$(FUZZ_CC) $(FUZZ_FLAGS) -o $(BUILD)/fuzz/$$n $$f $(CORE_SRC) $(SIM_SRC) $(PROBE_SRC) $(CAPTURE_SRC) $(SESSION_SRC) $(PANELS_SRC) $(TUI_SRC) $(CORE_LIBS) $(HOST_LIBS) || exit 1; \
 	done
 	@echo "fuzz targets in $(BUILD)/fuzz/; run one with: $(BUILD)/fuzz/NAME tests/fuzz/corpus/NAME"
 

@@ -4,33 +4,46 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "held.h"
 #include "packet.h"
 
 /* What a request and its reply share: kind, host and device addresses, then identifier
- * and sequence number (ICMP) or host port and device port (UDP), then the nonce. */
+ * and sequence number (ICMP) or host port and device port (UDP), then the nonce. A UDP
+ * flow is the first ECHO_FLOW_LEN bytes of its echoes' keys, the rest zero. */
 typedef struct echo_key {
 	uint8_t b[1 + 4 + 4 + 4 + XB_ECHO_MAX_NONCE];
 } echo_key;
 
+#define ECHO_FLOW_LEN 13u
+#define ECHO_TABLE_MIN 64u
+
+/* Keys to values by open addressing with linear probing, at most half full; value 0 is an
+ * empty slot. A deletion moves the entries after it back (no tombstones), so a table that
+ * keeps losing old keys and gaining new ones stays as small as what it holds. */
 typedef struct echo_slot {
 	echo_key key;
-	size_t echo; /* index + 1; 0: empty */
+	size_t value;
 } echo_slot;
 
-/* A UDP flow that carried requests: kind byte, host and device addresses and ports. */
-typedef struct echo_flow {
-	uint8_t b[13];
-} echo_flow;
+typedef struct echo_table {
+	echo_slot *slot;
+	size_t nslot, used; /* nslot: a power of two */
+} echo_table;
 
+typedef struct echo_entry {
+	xb_echo x;
+	echo_key key;
+} echo_entry;
+
+/* The echoes held are e[off .. off + n), of absolute indices base .. base + n. */
 struct xb_echoes {
 	xb_echo_options opt;
-	xb_echo *e;
-	size_t n, cap;
-	echo_slot *slot; /* open addressing, at most half full */
-	size_t nslot, used;
-	echo_flow *flow;
-	size_t nflow, capflow;
+	echo_entry *e;
+	size_t off, n, cap, base;
+	echo_table keys;      /* value: the newest request's index + 1 */
+	echo_table flows;     /* UDP flows of the echoes held; value: how many */
 	size_t seen;          /* frames already looked at */
+	size_t last_reply;    /* echo_last_reply */
 	size_t unmatched[3];  /* by kind */
 	size_t mismatched[3]; /* by kind */
 };
@@ -55,8 +68,10 @@ xb_echoes *echo_new(const xb_echo_options *o, xb_err *err)
 	}
 	xb_echoes *e = xcalloc(1, sizeof *e);
 	e->opt = d;
-	e->nslot = 64;
-	e->slot = xcalloc(e->nslot, sizeof *e->slot);
+	e->last_reply = XB_ECHO_NONE;
+	e->keys.nslot = e->flows.nslot = ECHO_TABLE_MIN;
+	e->keys.slot = xcalloc(ECHO_TABLE_MIN, sizeof *e->keys.slot);
+	e->flows.slot = xcalloc(ECHO_TABLE_MIN, sizeof *e->flows.slot);
 	return e;
 }
 
@@ -65,8 +80,8 @@ void echo_free(xb_echoes *e)
 	if (!e)
 		return;
 	free(e->e);
-	free(e->slot);
-	free(e->flow);
+	free(e->keys.slot);
+	free(e->flows.slot);
 	free(e);
 }
 
@@ -100,39 +115,119 @@ static void key_make(echo_key *k, uint8_t kind, const uint8_t *host, const uint8
 		memcpy(k->b + 13, nonce, nonce_len);
 }
 
-static echo_slot *key_slot(xb_echoes *e, const echo_key *k)
+static void flow_of(echo_key *flow, const echo_key *k)
 {
-	size_t mask = e->nslot - 1;
+	memset(flow, 0, sizeof *flow);
+	memcpy(flow->b, k->b, ECHO_FLOW_LEN);
+}
+
+/* The slot holding k, or the empty slot where it would go. */
+static echo_slot *table_find(const echo_table *t, const echo_key *k)
+{
+	size_t mask = t->nslot - 1;
 	for (size_t i = (size_t)key_hash(k) & mask;; i = (i + 1) & mask) {
-		echo_slot *s = &e->slot[i];
-		if (!s->echo || memcmp(s->key.b, k->b, sizeof k->b) == 0)
+		echo_slot *s = &t->slot[i];
+		if (!s->value || memcmp(s->key.b, k->b, sizeof k->b) == 0)
 			return s;
 	}
 }
 
-static void key_grow(xb_echoes *e)
+static void table_resize(echo_table *t, size_t nslot)
 {
-	echo_slot *old = e->slot;
-	size_t n = e->nslot;
-	e->nslot *= 2;
-	e->slot = xcalloc(e->nslot, sizeof *e->slot);
+	echo_slot *old = t->slot;
+	size_t n = t->nslot;
+	t->nslot = nslot;
+	t->slot = xcalloc(nslot, sizeof *t->slot);
 	for (size_t i = 0; i < n; i++)
-		if (old[i].echo)
-			*key_slot(e, &old[i].key) = old[i];
+		if (old[i].value)
+			*table_find(t, &old[i].key) = old[i];
 	free(old);
 }
 
-static int flow_known(const xb_echoes *e, const echo_flow *f)
+/* Fills the empty slot s (from table_find) with k; s is invalid afterwards. */
+static void table_insert(echo_table *t, echo_slot *s, const echo_key *k, size_t value)
 {
-	for (size_t i = 0; i < e->nflow; i++)
-		if (memcmp(e->flow[i].b, f->b, sizeof f->b) == 0)
-			return 1;
-	return 0;
+	s->key = *k;
+	s->value = value;
+	t->used++;
+	if (t->used * 2 > t->nslot)
+		table_resize(t, t->nslot * 2);
 }
 
-static void flow_of(echo_flow *f, const echo_key *k)
+/* Empties s and moves back the entries of its probe run that may no longer be reached
+ * past the hole (Knuth's algorithm R). */
+static void table_delete(echo_table *t, echo_slot *s)
 {
-	memcpy(f->b, k->b, sizeof f->b);
+	size_t mask = t->nslot - 1;
+	size_t hole = (size_t)(s - t->slot);
+	for (size_t j = (hole + 1) & mask; t->slot[j].value; j = (j + 1) & mask) {
+		size_t home = (size_t)key_hash(&t->slot[j].key) & mask;
+		/* it stays when its home lies cyclically in (hole, j] */
+		int stays = hole <= j ? hole < home && home <= j : hole < home || home <= j;
+		if (stays)
+			continue;
+		t->slot[hole] = t->slot[j];
+		hole = j;
+	}
+	t->slot[hole].value = 0;
+	t->used--;
+}
+
+/* Gives back the slots that a burst of keys left empty. */
+static void table_shrink(echo_table *t)
+{
+	if (t->nslot <= ECHO_TABLE_MIN || t->used * 8 >= t->nslot)
+		return;
+	size_t n = ECHO_TABLE_MIN;
+	while (n < t->used * 4)
+		n *= 2;
+	table_resize(t, n);
+}
+
+/* ---- The echoes held ---- */
+
+static echo_entry *echo_at(const xb_echoes *e, size_t i)
+{
+	return i >= e->base && i - e->base < e->n ? &e->e[e->off + (i - e->base)] : NULL;
+}
+
+static echo_entry *echo_append(xb_echoes *e)
+{
+	held_reserve(&e->e, sizeof *e->e, &e->off, e->n, &e->cap);
+	return &e->e[e->off + e->n++];
+}
+
+void echo_discard(xb_echoes *e, size_t before)
+{
+	while (e->n && e->base < before) {
+		const echo_entry *x = &e->e[e->off];
+		echo_slot *s = table_find(&e->keys, &x->key);
+		if (s->value == e->base + 1) /* no newer request took the key over */
+			table_delete(&e->keys, s);
+		if (x->x.kind == XB_ECHO_UDP) {
+			echo_key flow;
+			flow_of(&flow, &x->key);
+			s = table_find(&e->flows, &flow);
+			if (s->value && --s->value == 0)
+				table_delete(&e->flows, s);
+		}
+		e->off++;
+		e->n--;
+		e->base++;
+	}
+	held_trim(&e->e, sizeof *e->e, &e->off, e->n, &e->cap);
+	table_shrink(&e->keys);
+	table_shrink(&e->flows);
+}
+
+size_t echo_held(const xb_echoes *e)
+{
+	return e->n;
+}
+
+size_t echo_last_reply(const xb_echoes *e)
+{
+	return e->last_reply;
 }
 
 /* ---- Matching ---- */
@@ -165,29 +260,32 @@ static void echo_add_request(xb_echoes *e, const xb_packet *p, size_t frame)
 		memcpy(x.nonce, nonce, e->opt.nonce_len);
 		key_make(&k, x.kind, p->ip_src, p->ip_dst, x.sport, x.dport, nonce,
 			 e->opt.nonce_len);
-		echo_flow f;
-		flow_of(&f, &k);
-		if (!flow_known(e, &f)) {
-			xb_grow(&e->flow, &e->capflow, e->nflow + 1, sizeof *e->flow);
-			e->flow[e->nflow++] = f;
-		}
+		echo_key flow;
+		flow_of(&flow, &k);
+		echo_slot *s = table_find(&e->flows, &flow);
+		if (s->value)
+			s->value++;
+		else
+			table_insert(&e->flows, s, &flow, 1);
 	}
-	xb_grow(&e->e, &e->cap, e->n + 1, sizeof *e->e);
-	e->e[e->n++] = x;
-	echo_slot *s = key_slot(e, &k);
-	if (!s->echo) {
-		s->key = k;
-		e->used++;
-	}
-	s->echo = e->n; /* a repeated key: later replies go to the newest request */
-	if (e->used * 2 > e->nslot)
-		key_grow(e);
+	size_t index = e->base + e->n;
+	echo_entry *en = echo_append(e);
+	en->x = x;
+	en->key = k;
+	echo_slot *s = table_find(&e->keys, &k);
+	if (s->value)
+		s->value = index + 1; /* a repeated key: later replies go to the newest request */
+	else
+		table_insert(&e->keys, s, &k, index + 1);
 }
 
-/* Whether the captured payloads of request and reply agree. */
+/* Whether the captured payloads of request and reply agree (yes when the request's frame
+ * was discarded: nothing to compare). */
 static int same_payload(const xb_frames *fs, const xb_echo *x, const xb_packet *reply)
 {
 	const xb_frame *f = frames_get(fs, x->request);
+	if (!f)
+		return 1;
 	xb_packet q;
 	packet_parse(&q, f->data, f->captured, f->len);
 	if (q.payload_len != reply->payload_len)
@@ -207,9 +305,7 @@ static void echo_match_reply(xb_echoes *e, const xb_frames *fs, const xb_packet 
 	} else {
 		kind = XB_ECHO_UDP;
 		key_make(&k, kind, p->ip_dst, p->ip_src, p->udp_dport, p->udp_sport, NULL, 0);
-		echo_flow f;
-		flow_of(&f, &k);
-		if (!flow_known(e, &f))
+		if (!table_find(&e->flows, &k)->value)
 			return; /* not a reply to echo traffic */
 		const uint8_t *nonce = udp_nonce(e, p);
 		if (!nonce) {
@@ -218,12 +314,13 @@ static void echo_match_reply(xb_echoes *e, const xb_frames *fs, const xb_packet 
 		}
 		memcpy(k.b + 13, nonce, e->opt.nonce_len);
 	}
-	echo_slot *s = key_slot(e, &k);
-	if (!s->echo) {
+	const echo_slot *s = table_find(&e->keys, &k);
+	if (!s->value) {
 		e->unmatched[kind]++;
 		return;
 	}
-	xb_echo *x = &e->e[s->echo - 1];
+	xb_echo *x = &echo_at(e, s->value - 1)->x;
+	e->last_reply = s->value - 1;
 	if (x->reply != XB_ECHO_NONE) {
 		x->duplicates++;
 		return;
@@ -237,8 +334,11 @@ static void echo_match_reply(xb_echoes *e, const xb_frames *fs, const xb_packet 
 
 void echo_update(xb_echoes *e, const xb_frames *fs)
 {
-	size_t n = frames_count(fs);
+	size_t n = frames_count(fs), first = n - frames_held(fs);
+	if (e->seen < first)
+		e->seen = first; /* discarded before they were looked at */
 	for (; e->seen < n; e->seen++) {
+		e->last_reply = XB_ECHO_NONE;
 		const xb_frame *f = frames_get(fs, e->seen);
 		xb_packet p;
 		packet_parse(&p, f->data, f->captured, f->len);
@@ -261,20 +361,24 @@ void echo_update(xb_echoes *e, const xb_frames *fs)
 
 size_t echo_count(const xb_echoes *e)
 {
-	return e->n;
+	return e->base + e->n;
 }
 
 const xb_echo *echo_get(const xb_echoes *e, size_t i)
 {
-	return i < e->n ? &e->e[i] : NULL;
+	const echo_entry *x = echo_at(e, i);
+	return x ? &x->x : NULL;
 }
 
 enum xb_echo_state echo_state(const xb_echoes *e, const xb_frames *fs, size_t i)
 {
-	const xb_echo *x = &e->e[i];
+	const xb_echo *x = echo_get(e, i);
+	if (!x)
+		return XB_ECHO_LOST;
 	if (x->reply != XB_ECHO_NONE)
 		return XB_ECHO_REPLIED;
-	if (frames_get(fs, x->request)->flags & XB_FRAME_FAILED)
+	const xb_frame *req = frames_get(fs, x->request);
+	if (req && (req->flags & XB_FRAME_FAILED))
 		return XB_ECHO_FAILED;
 	return XB_ECHO_LOST;
 }
@@ -292,14 +396,23 @@ const char *echo_kind_name(uint8_t kind)
 int echo_turnaround(const xb_echoes *e, const xb_frames *fs, size_t i, int64_t *ns)
 {
 	*ns = 0;
-	const xb_echo *x = &e->e[i];
-	if (x->reply == XB_ECHO_NONE)
+	const xb_echo *x = echo_get(e, i);
+	if (!x || x->reply == XB_ECHO_NONE)
 		return -1;
 	const xb_frame *req = frames_get(fs, x->request), *rep = frames_get(fs, x->reply);
-	if (req->flags & (XB_FRAME_PENDING | XB_FRAME_FAILED))
+	if (!req || !rep || (req->flags & (XB_FRAME_PENDING | XB_FRAME_FAILED)))
 		return -1;
 	*ns = (int64_t)(rep->time_ns - req->time_ns);
 	return 0;
+}
+
+size_t echo_unmatched(const xb_echoes *e, int kind)
+{
+	size_t n = 0;
+	for (int k = 1; k <= 2; k++)
+		if (!kind || kind == k)
+			n += e->unmatched[k];
+	return n;
 }
 
 static int cmp_i64(const void *a, const void *b)
@@ -313,8 +426,8 @@ void echo_summarize(const xb_echoes *e, const xb_frames *fs, int kind, xb_echo_s
 	memset(s, 0, sizeof *s);
 	int64_t *t = xmalloc((e->n ? e->n : 1) * sizeof *t);
 	double sum = 0;
-	for (size_t i = 0; i < e->n; i++) {
-		const xb_echo *x = &e->e[i];
+	for (size_t i = e->base; i < e->base + e->n; i++) {
+		const xb_echo *x = echo_get(e, i);
 		if (kind && x->kind != kind)
 			continue;
 		s->requests++;
@@ -332,11 +445,10 @@ void echo_summarize(const xb_echoes *e, const xb_frames *fs, int kind, xb_echo_s
 			sum += (double)ns;
 		}
 	}
+	s->unmatched = echo_unmatched(e, kind);
 	for (int k = 1; k <= 2; k++)
-		if (!kind || kind == k) {
-			s->unmatched += e->unmatched[k];
+		if (!kind || kind == k)
 			s->mismatched += e->mismatched[k];
-		}
 	size_t n = s->turnarounds;
 	if (n) {
 		qsort(t, n, sizeof *t, cmp_i64);

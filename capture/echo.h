@@ -66,18 +66,24 @@ void echo_options_init(xb_echo_options *o);
 xb_echoes *echo_new(const xb_echo_options *o, xb_err *err);
 void echo_free(xb_echoes *e);
 
-/* Matches the frames of fs it has not seen yet (call again as fs grows). */
+/* Matches the frames of fs it has not seen yet (call again as fs grows). Frames discarded
+ * before it saw them are skipped. */
 void echo_update(xb_echoes *e, const xb_frames *fs);
 
+/* Echoes ever found: indices are absolute (echo_discard does not renumber). */
 size_t echo_count(const xb_echoes *e);
+/* Echo i, or NULL when it is not held (discarded, or not found yet). The pointer is valid
+ * until the next echo_update or echo_discard. */
 const xb_echo *echo_get(const xb_echoes *e, size_t i);
-/* The echo's state, from its frames. */
+/* The echo's state, from its frames (an echo not held: lost). */
 enum xb_echo_state echo_state(const xb_echoes *e, const xb_frames *fs, size_t i);
 const char *echo_state_name(enum xb_echo_state s); /* "lost", "replied", "failed" */
 const char *echo_kind_name(uint8_t kind);          /* "icmp", "udp" */
 /* Echo i's turnaround in nanoseconds: 0, or -1 when it has none (no reply, the request's
- * OUT completion missing or failed). */
+ * OUT completion missing or failed, the echo or one of its frames not held). */
 int echo_turnaround(const xb_echoes *e, const xb_frames *fs, size_t i, int64_t *ns);
+/* Replies of one kind (0: both) that matched no request, since echo_new. */
+size_t echo_unmatched(const xb_echoes *e, int kind);
 
 typedef struct xb_echo_summary {
 	size_t requests;
@@ -91,8 +97,25 @@ typedef struct xb_echo_summary {
 	int64_t min_ns, max_ns;    /* 0 when there is none */
 	double median_ns, mean_ns; /* median of an even count: mean of the middle two */
 } xb_echo_summary;
-/* Over the echoes of one kind (0: both). */
+/* Over the echoes held of one kind (0: both); unmatched and mismatched count every reply
+ * since echo_new. */
 void echo_summarize(const xb_echoes *e, const xb_frames *fs, int kind, xb_echo_summary *s);
+
+/* ---- Bounded memory (a live capture of any length) ---- */
+
+/* Forgets the echoes of index below before (at most echo_count): echo_get returns NULL
+ * for them, echo_count still counts them, and their keys leave the matching tables, so a
+ * reply that comes for one later is unmatched, or not echo traffic once no echo of its UDP
+ * flow is held. An echo whose request frame was discarded (frames_discard) keeps matching
+ * replies without its payload being compared; its state comes from the reply alone (it
+ * cannot be seen to have failed) and it has no turnaround. */
+void echo_discard(xb_echoes *e, size_t before);
+/* Echoes held now: echo_count less those discarded. */
+size_t echo_held(const xb_echoes *e);
+/* The echo that the last frame echo_update looked at was a reply to (its first reply or
+ * a duplicate), or XB_ECHO_NONE (no reply, or unmatched). For callers that call
+ * echo_update after each new frame (tracker.h). */
+size_t echo_last_reply(const xb_echoes *e);
 
 /* ---- UDP echo rate over fixed rate steps (echo_rate.c) ---- */
 
@@ -132,9 +155,26 @@ typedef struct xb_rate_result {
 	size_t peak_step;      /* its index into steps (0 when every step is empty) */
 } xb_rate_result;
 
-/* Fails for an empty or inconsistent plan. The caller frees with echo_rate_free. */
+/* Fails for an empty or inconsistent plan. Over the UDP echoes held whose request frame
+ * is held. The caller frees with echo_rate_free. */
 int echo_rate_sweep(const xb_echoes *e, const xb_frames *fs, const xb_rate_plan *plan,
 		    xb_rate_result *out, xb_err *err);
 void echo_rate_free(xb_rate_result *r);
+
+/* The same steps counted as the requests come (a live sweep; echo_rate_sweep runs on it):
+ * give it the UDP requests in the order they were sent. One that comes out of order (a
+ * lost request reported at its timeout) still counts in its step when its pass had
+ * started; one with no time (0) is outside. */
+typedef struct xb_rate_counter xb_rate_counter;
+/* NULL with err for an empty or inconsistent plan (as echo_rate_sweep). The plan is
+ * copied. */
+xb_rate_counter *rate_counter_new(const xb_rate_plan *plan, xb_err *err);
+/* One request, sent at request_ns: the first 'S' record of its transfer, else its 'C'
+ * (what echo_rate_sweep uses; an xb_echo_event's submit_ns, else its request_ns). */
+void rate_counter_add(xb_rate_counter *c, uint64_t request_ns, int replied);
+/* The steps so far, as echo_rate_sweep gives them (steps of passes not reached are empty);
+ * the caller frees with echo_rate_free. 0, or -1 with err when c is NULL. */
+int rate_counter_result(const xb_rate_counter *c, xb_rate_result *out, xb_err *err);
+void rate_counter_free(xb_rate_counter *c);
 
 #endif

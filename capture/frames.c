@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "frames_internal.h"
+#include "held.h"
 #include "packet.h"
 
 #define FRAMES_MAX_PENDING 1024u
@@ -26,6 +27,7 @@ void frames_options_init(xb_frames_options *o)
 xb_frames *frames_new(const xb_frames_options *o)
 {
 	xb_frames *fs = xcalloc(1, sizeof *fs);
+	fs->last_done = XB_FRAMES_NONE;
 	if (o)
 		fs->opt = *o;
 	else
@@ -38,7 +40,7 @@ void frames_free(xb_frames *fs)
 	if (!fs)
 		return;
 	for (size_t i = 0; i < fs->n; i++)
-		free(fs->f[i].data);
+		free(fs->f[fs->off + i].data);
 	for (size_t i = 0; i < fs->nst; i++)
 		free(fs->st[i].buf);
 	free(fs->f);
@@ -46,6 +48,44 @@ void frames_free(xb_frames *fs)
 	free(fs->pend);
 	free(fs->dev);
 	free(fs);
+}
+
+/* ---- The frames held ---- */
+
+/* Frame i's place in fs->f, or SIZE_MAX when it is not held. */
+static size_t frame_pos(const xb_frames *fs, size_t i)
+{
+	return i >= fs->base && i - fs->base < fs->n ? fs->off + (i - fs->base) : SIZE_MAX;
+}
+
+/* A new frame at the end (zeroed). */
+static xb_frame *frames_append(xb_frames *fs)
+{
+	held_reserve(&fs->f, sizeof *fs->f, &fs->off, fs->n, &fs->cap);
+	xb_frame *f = &fs->f[fs->off + fs->n++];
+	memset(f, 0, sizeof *f);
+	return f;
+}
+
+void frames_discard(xb_frames *fs, size_t before)
+{
+	while (fs->n && fs->base < before) {
+		free(fs->f[fs->off].data);
+		fs->off++;
+		fs->n--;
+		fs->base++;
+	}
+	held_trim(&fs->f, sizeof *fs->f, &fs->off, fs->n, &fs->cap);
+}
+
+size_t frames_held(const xb_frames *fs)
+{
+	return fs->n;
+}
+
+size_t frames_last_done(const xb_frames *fs)
+{
+	return fs->last_done;
 }
 
 /* ---- Transfers waiting for their completion ---- */
@@ -135,9 +175,8 @@ static int stream_append(xb_frames *fs, frames_stream *s, const xb_usbrec *r)
 static size_t stream_emit(xb_frames *fs, frames_stream *s, const xb_usbrec *r, int in,
 			  uint32_t max_packet)
 {
-	xb_grow(&fs->f, &fs->cap, fs->n + 1, sizeof *fs->f);
-	xb_frame *f = &fs->f[fs->n];
-	memset(f, 0, sizeof *f);
+	size_t index = fs->base + fs->n;
+	xb_frame *f = frames_append(fs);
 	f->bus = s->bus;
 	f->device = s->device;
 	f->endpoint = s->endpoint;
@@ -187,7 +226,7 @@ static size_t stream_emit(xb_frames *fs, frames_stream *s, const xb_usbrec *r, i
 	else
 		d->frames_out++;
 	stream_reset(s);
-	return fs->n++;
+	return index;
 }
 
 /* ---- Records ---- */
@@ -205,10 +244,11 @@ static void frames_bulk_out(xb_frames *fs, const xb_usbrec *r, uint32_t mps)
 			return;
 		int ends = r->length % mps != 0 || r->length == 0 ||
 			   (r->xfer_flags & XB_USBREC_URB_ZERO_PACKET);
-		if (ends)
+		if (ends) {
+			uint32_t failed = s->failed != 0;
 			pending_add(fs, r, FRAMES_PENDING_OUT_END, stream_emit(fs, s, r, 0, mps),
-				    0);
-		else
+				    failed);
+		} else
 			pending_add(fs, r, FRAMES_PENDING_OUT_PART, si, 0);
 		return;
 	}
@@ -221,8 +261,14 @@ static void frames_bulk_out(xb_frames *fs, const xb_usbrec *r, uint32_t mps)
 	if (p->kind == FRAMES_PENDING_OUT_PART) {
 		if (status != 0)
 			fs->st[p->ref].failed = 1;
+	} else if (frame_pos(fs, p->ref) == SIZE_MAX) {
+		/* discarded while pending: only the stats learn how it ended */
+		fs->stats.pending--;
+		if (status != 0 || p->requested)
+			fs->stats.failed++;
 	} else {
-		xb_frame *f = &fs->f[p->ref];
+		xb_frame *f = &fs->f[frame_pos(fs, p->ref)];
+		fs->last_done = p->ref;
 		f->time_ns = r->time_ns;
 		f->done_record = r->index;
 		f->status = status;
@@ -291,6 +337,7 @@ static void frames_control(xb_frames *fs, const xb_usbrec *r)
 
 void frames_add(xb_frames *fs, const xb_usbrec *r)
 {
+	fs->last_done = XB_FRAMES_NONE;
 	if (!fs->stats.records)
 		fs->stats.first_ns = r->time_ns;
 	fs->stats.records++;
@@ -336,12 +383,13 @@ int frames_read(xb_frames *fs, xb_capture_source *s, uint64_t max, xb_err *err)
 
 size_t frames_count(const xb_frames *fs)
 {
-	return fs->n;
+	return fs->base + fs->n;
 }
 
 const xb_frame *frames_get(const xb_frames *fs, size_t i)
 {
-	return i < fs->n ? &fs->f[i] : NULL;
+	size_t pos = frame_pos(fs, i);
+	return pos == SIZE_MAX ? NULL : &fs->f[pos];
 }
 
 size_t frames_device_count(const xb_frames *fs)

@@ -115,12 +115,32 @@ void frames_add(xb_frames *fs, const xb_usbrec *r);
  * XB_CAPTURE_ERROR ("NAME: record N: ..."). Frames from earlier records stay. */
 int frames_read(xb_frames *fs, xb_capture_source *s, uint64_t max, xb_err *err);
 
+/* Frames ever appended: indices are absolute (frames_discard does not renumber). */
 size_t frames_count(const xb_frames *fs);
+/* Frame i, or NULL when i is not held (discarded, or not appended yet). The pointer is
+ * valid until the next frames_add or frames_discard. */
 const xb_frame *frames_get(const xb_frames *fs, size_t i);
+
 size_t frames_device_count(const xb_frames *fs);
 const xb_frames_device *frames_device(const xb_frames *fs, size_t i);
 void frames_stats(const xb_frames *fs, xb_frames_stats *out);
 /* The first warning (a record cut by the snap length ...), "" when none. */
 const char *frames_warning(const xb_frames *fs);
+
+/* ---- Bounded memory (a live capture of any length) ---- */
+
+#define XB_FRAMES_NONE SIZE_MAX
+
+/* Forgets the frames of index below before (at most frames_count) and frees their data;
+ * frames_count still counts them and frames_get returns NULL for them. A completion that
+ * comes later for a discarded OUT frame still counts in the stats (pending, failed) and
+ * is otherwise dropped. */
+void frames_discard(xb_frames *fs, size_t before);
+/* Frames held now: frames_count less those discarded. */
+size_t frames_held(const xb_frames *fs);
+/* The OUT frame the last record given to frames_add completed (a 'C' or 'E' of the
+ * transfer that ended it; its time, status and flags changed), or XB_FRAMES_NONE. For
+ * callers that follow the frames record by record (tracker.h). */
+size_t frames_last_done(const xb_frames *fs);
 
 #endif

@@ -7,7 +7,8 @@
 
 /* A transfer waiting for its completion, by URB id. */
 enum frames_pending_kind {
-	FRAMES_PENDING_OUT_END,  /* ends an OUT frame: ref is the frame's index */
+	FRAMES_PENDING_OUT_END,  /* ends an OUT frame: ref is the frame's (absolute) index,
+				  * requested is 1 when one of its transfers failed */
 	FRAMES_PENDING_OUT_PART, /* part of an OUT frame still collected: ref is the stream */
 	FRAMES_PENDING_IN,       /* requested: the buffer's length */
 	FRAMES_PENDING_CONFIG,   /* GET_DESCRIPTOR(CONFIGURATION); requested: wLength */
@@ -34,10 +35,14 @@ typedef struct frames_stream {
 	int failed; /* one of its OUT transfers failed */
 } frames_stream;
 
+/* The frames held are f[off .. off + n), of absolute indices base .. base + n: discarded
+ * frames leave the front, and the array is compacted (or shrunk) once half of it is free. */
 struct xb_frames {
 	xb_frames_options opt;
 	xb_frame *f;
-	size_t n, cap;
+	size_t off, n, cap;
+	size_t base;
+	size_t last_done; /* frames_last_done */
 	frames_stream *st;
 	size_t nst, capst;
 	frames_pending *pend;

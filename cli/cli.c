@@ -9,7 +9,8 @@
 #include "../core/util.h"
 
 static const xb_command *const commands[] = {
-	&cmd_info, &cmd_plan, &cmd_predict, &cmd_cache, &cmd_sim, &cmd_capture, &cmd_probe, &cmd_experiment, NULL,
+	&cmd_info, &cmd_plan, &cmd_predict, &cmd_cache, &cmd_sim, &cmd_capture, &cmd_probe, &cmd_experiment, &cmd_workbench,
+	NULL,
 };
 
 static const xb_command *find_command(const char *name)
@@ -45,7 +46,9 @@ int cli_fail(const char *cmd, const char *fmt, ...)
 void cli_print_usage(const char *cmd, FILE *f)
 {
 	const xb_command *c = find_command(cmd);
-	if (c)
+	if (c && c->help)
+		c->help(f);
+	else if (c)
 		fputs(c->usage, f);
 }
 
@@ -80,7 +83,10 @@ int cli_wants_help(int argc, char **argv)
 int cli_main(int argc, char **argv)
 {
 	if (argc < 2) {
+		if (isatty(0) && isatty(1)) /* the workbench on the virtual Pico */
+			return cmd_workbench.run(argc, argv);
 		print_overview(stderr);
+		fprintf(stderr, "\n(`xipbench` alone opens the workbench when it runs in a terminal.)\n");
 		return XB_EXIT_USAGE;
 	}
 	if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "-V") == 0) {
@@ -103,7 +109,7 @@ int cli_main(int argc, char **argv)
 		return XB_EXIT_USAGE;
 	}
 	if (cli_wants_help(argc - 1, argv + 1)) {
-		fputs(c->usage, stdout);
+		cli_print_usage(c->name, stdout);
 		return XB_EXIT_OK;
 	}
 	return c->run(argc - 1, argv + 1);

@@ -9,6 +9,7 @@ typedef struct xb_command {
 	const char *summary;   /* one line for `xipbench --help` */
 	const char *usage;     /* full text for `xipbench NAME --help` */
 	int (*run)(int argc, char **argv); /* argv[0] is the command name; returns exit code */
+	void (*help)(FILE *f); /* prints the full help when it is made at run time (NULL: usage) */
 } xb_command;
 
 /* Exit codes: 0 success, 1 the work failed (bad input, failed build ...), 2 usage error. */
@@ -31,5 +32,6 @@ extern const xb_command cmd_sim;
 extern const xb_command cmd_capture;
 extern const xb_command cmd_probe;
 extern const xb_command cmd_experiment;
+extern const xb_command cmd_workbench;
 
 #endif

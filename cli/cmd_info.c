@@ -4,11 +4,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/profile.h"
 #include "cli.h"
 #include "load.h"
 
 static const char usage[] =
-	"usage: xipbench info ELF [--map MAP] [--target NAME] [--groups FILE] [--json]\n"
+	"usage: xipbench info ELF [--map MAP] [--target NAME] [--groups FILE] [--samples FILE]\n"
+	"                     [--json]\n"
 	"\n"
 	"Lists the functions of a firmware image by library and display group: their sizes,\n"
 	"memory regions (flash, SRAM) and, with a map, the input sections and archives they\n"
@@ -21,12 +23,16 @@ static const char usage[] =
 	"  --target NAME   target name or file (default rp2040)\n"
 	"  --groups FILE   grouping file (default: the shipped groups/default.groups;\n"
 	"                  format: docs/formats-groups.md)\n"
+	"  --samples FILE  PC samples (docs/formats-samples.md): the batch profile's busy\n"
+	"                  samples (not sleeping; an idle window subtracted) and their share\n"
+	"                  per library and group\n"
 	"  --json          print one JSON object (keys in docs/cli.md)\n";
 
 /* Sizes of a set of functions; aliases count once. */
 typedef struct info_sum {
 	size_t functions;
 	uint64_t bytes, flash, sram;
+	double net; /* busy samples (idle subtracted), with --samples */
 } info_sum;
 
 typedef struct info_group {
@@ -36,6 +42,7 @@ typedef struct info_group {
 } info_group;
 
 typedef struct info_totals {
+	const xb_profile *prof; /* with --samples, else NULL */
 	info_sum *libs;       /* per library */
 	info_group *groups;   /* in order of first appearance among the libraries */
 	size_t ngroups;
@@ -54,15 +61,20 @@ static void sum_add(info_sum *s, const xb_function *f)
 		s->sram += f->size;
 }
 
-static void totals_compute(const xb_image *img, info_totals *t)
+static void totals_compute(const xb_image *img, const xb_profile *prof, info_totals *t)
 {
 	memset(t, 0, sizeof *t);
+	t->prof = prof;
 	t->libs = xcalloc(img->nlibraries + 1, sizeof *t->libs);
 	t->groups = xcalloc(img->nlibraries + 1, sizeof *t->groups);
 	for (size_t i = 0; i < img->nfuncs; i++) {
 		const xb_function *f = &img->funcs[i];
 		sum_add(&t->libs[f->library], f);
 		sum_add(&t->all, f);
+	}
+	for (size_t l = 0; prof && l < img->nlibraries; l++) {
+		t->libs[l].net = prof->lib_net[l];
+		t->all.net += prof->lib_net[l];
 	}
 	for (size_t l = 0; l < img->nlibraries; l++) {
 		if (!t->libs[l].functions)
@@ -78,6 +90,7 @@ static void totals_compute(const xb_image *img, info_totals *t)
 		gr->sum.bytes += t->libs[l].bytes;
 		gr->sum.flash += t->libs[l].flash;
 		gr->sum.sram += t->libs[l].sram;
+		gr->sum.net += t->libs[l].net;
 	}
 }
 
@@ -97,6 +110,15 @@ static const xb_map_input *input_of(const xb_image *img, const xb_function *f)
 static const char *region_name(enum xb_region_kind k)
 {
 	return target_region_kind_name(k);
+}
+
+/* With --samples: the busy samples and their share of all attributed ones, then the
+ * line's end. */
+static void print_share(const info_totals *t, const info_sum *s)
+{
+	if (t->prof)
+		printf(" %9.0f %6.1f %%", s->net, t->all.net > 0 ? 100.0 * s->net / t->all.net : 0.0);
+	putchar('\n');
 }
 
 static void print_text(const xb_image *img, const xb_target *tg, const info_totals *t)
@@ -120,24 +142,26 @@ static void print_text(const xb_image *img, const xb_target *tg, const info_tota
 		       region_name(s->region));
 	}
 
-	printf("\n%-24s %9s %9s %9s %9s %9s\n", "group", "libraries", "functions", "bytes",
-	       "flash", "SRAM");
+	printf("\n%-24s %9s %9s %9s %9s %9s%s\n", "group", "libraries", "functions", "bytes",
+	       "flash", "SRAM", t->prof ? "   samples   share" : "");
 	for (size_t g = 0; g < t->ngroups; g++) {
 		const info_group *gr = &t->groups[g];
-		printf("%-24s %9zu %9zu %9llu %9llu %9llu\n", gr->name, gr->libraries,
+		printf("%-24s %9zu %9zu %9llu %9llu %9llu", gr->name, gr->libraries,
 		       gr->sum.functions, (unsigned long long)gr->sum.bytes,
 		       (unsigned long long)gr->sum.flash, (unsigned long long)gr->sum.sram);
+		print_share(t, &gr->sum);
 	}
 
-	printf("\n%-24s %-24s %9s %9s %9s %9s\n", "library", "group", "functions", "bytes",
-	       "flash", "SRAM");
+	printf("\n%-24s %-24s %9s %9s %9s %9s%s\n", "library", "group", "functions", "bytes",
+	       "flash", "SRAM", t->prof ? "   samples   share" : "");
 	for (size_t l = 0; l < img->nlibraries; l++) {
 		const info_sum *s = &t->libs[l];
 		if (!s->functions)
 			continue;
-		printf("%-24s %-24s %9zu %9llu %9llu %9llu\n", img->libraries[l].name,
+		printf("%-24s %-24s %9zu %9llu %9llu %9llu", img->libraries[l].name,
 		       img->libraries[l].group, s->functions, (unsigned long long)s->bytes,
 		       (unsigned long long)s->flash, (unsigned long long)s->sram);
+		print_share(t, s);
 	}
 	printf("%-24s %-24s %9zu %9llu %9llu %9llu\n", "total", "", t->all.functions,
 	       (unsigned long long)t->all.bytes, (unsigned long long)t->all.flash,
@@ -174,11 +198,14 @@ static void json_str_or_null(const char *key, const char *s)
 		printf("null");
 }
 
-static void json_sum(const info_sum *s)
+static void json_sum(const info_totals *t, const info_sum *s)
 {
 	printf(",\"functions\":%zu,\"bytes\":%llu,\"flash_bytes\":%llu,\"sram_bytes\":%llu",
 	       s->functions, (unsigned long long)s->bytes, (unsigned long long)s->flash,
 	       (unsigned long long)s->sram);
+	if (t->prof)
+		printf(",\"samples\":%.1f,\"share\":%.3f", s->net,
+		       t->all.net > 0 ? 100.0 * s->net / t->all.net : 0.0);
 }
 
 static void json_function(const xb_image *img, const xb_function *f)
@@ -225,7 +252,7 @@ static void print_json(const xb_image *img, const xb_target *tg, const info_tota
 	if (img->has_map)
 		printf(",\"map_total_fill\":%llu", (unsigned long long)img->map.total_fill);
 	printf(",\"totals\":{\"libraries\":%zu,\"groups\":%zu", img->nlibraries, t->ngroups);
-	json_sum(&t->all);
+	json_sum(t, &t->all);
 	printf("},\"sections\":[");
 	for (size_t i = 0; i < img->nsections; i++) {
 		const xb_section *s = &img->sections[i];
@@ -255,7 +282,7 @@ static void print_json(const xb_image *img, const xb_target *tg, const info_tota
 		first = 0;
 		xb_json_string(stdout, img->libraries[l].name);
 		json_str_or_null("group", img->libraries[l].group);
-		json_sum(&t->libs[l]);
+		json_sum(t, &t->libs[l]);
 		putchar('}');
 	}
 	printf("],\n\"groups\":[");
@@ -263,7 +290,7 @@ static void print_json(const xb_image *img, const xb_target *tg, const info_tota
 		printf("%s{\"name\":", g ? "," : "");
 		xb_json_string(stdout, t->groups[g].name);
 		printf(",\"libraries\":%zu", t->groups[g].libraries);
-		json_sum(&t->groups[g].sum);
+		json_sum(t, &t->groups[g].sum);
 		putchar('}');
 	}
 	printf("],\n\"markers\":[");
@@ -277,16 +304,18 @@ static void print_json(const xb_image *img, const xb_target *tg, const info_tota
 
 static int run_info(int argc, char **argv)
 {
-	enum { O_ELF = 1, O_MAP, O_TARGET, O_GROUPS, O_JSON };
+	enum { O_ELF = 1, O_MAP, O_TARGET, O_GROUPS, O_SAMPLES, O_JSON };
 	static const struct option opts[] = {
 		{"elf", required_argument, 0, O_ELF},
 		{"map", required_argument, 0, O_MAP},
 		{"target", required_argument, 0, O_TARGET},
 		{"groups", required_argument, 0, O_GROUPS},
+		{"samples", required_argument, 0, O_SAMPLES},
 		{"json", no_argument, 0, O_JSON},
 		{0, 0, 0, 0},
 	};
 	cli_load_opts lo = {0};
+	const char *samples = NULL;
 	int json = 0, c;
 	optind = 1;
 	opterr = 0;
@@ -296,6 +325,7 @@ static int run_info(int argc, char **argv)
 		case O_MAP: lo.map = optarg; break;
 		case O_TARGET: lo.target = optarg; break;
 		case O_GROUPS: lo.groups = optarg; break;
+		case O_SAMPLES: samples = optarg; break;
 		case O_JSON: json = 1; break;
 		default:
 			return cli_usage_error("info", "unknown or incomplete option '%s'",
@@ -318,13 +348,32 @@ static int run_info(int argc, char **argv)
 		image_free(&img);
 		return cli_fail("info", "%s", err.msg);
 	}
+	xb_samples smp;
+	xb_profile prof;
+	samples_init(&smp);
+	if (samples && samples_read_file(&smp, samples, &err) != 0) {
+		image_free(&img);
+		return cli_fail("info", "%s", err.msg);
+	}
+	if (samples) {
+		/* the share of the time the core works: sleeping samples (WFI/WFE) are left out */
+		size_t k = 0;
+		for (size_t i = 0; i < smp.n; i++)
+			if (!(smp.s[i].flags & XB_SAMPLE_SLEEP))
+				smp.s[k++] = smp.s[i];
+		smp.n = k;
+		profile_build(&prof, &img, &smp, tg.cache.line);
+	}
 	info_totals t;
-	totals_compute(&img, &t);
+	totals_compute(&img, samples ? &prof : NULL, &t);
 	if (json)
 		print_json(&img, &tg, &t);
 	else
 		print_text(&img, &tg, &t);
 	totals_free(&t);
+	if (samples)
+		profile_free(&prof);
+	samples_free(&smp);
 	image_free(&img);
 	return XB_EXIT_OK;
 }

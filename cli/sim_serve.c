@@ -1,7 +1,8 @@
-/* sim_serve: `xipbench sim serve`: the virtual Pico in real time for host tools: the virtual
- * CMSIS-DAP probe on a Unix socket, a UDP socket on 127.0.0.1 forwarded to the board's UDP
- * echo service through the network peer, and the usbmon stream to a file or standard output.
- * Only loopback and Unix sockets: nothing else can reach it. */
+/* sim_serve: `xipbench sim serve`: the virtual Pico in real time for host tools, as a client
+ * of a live session on the virtual bench (session/session.h): the virtual CMSIS-DAP probe on
+ * a Unix socket, a UDP socket on 127.0.0.1 forwarded to the board's UDP echo service
+ * through the bench's network, and the usbmon stream to a file or standard output. Only
+ * loopback and Unix sockets: nothing else can reach it. */
 #include "sim_net.h"
 
 #include <arpa/inet.h>
@@ -12,22 +13,18 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "../core/util.h"
-#include "../sim/dap.h"
-#include "../sim/netpeer.h"
-#include "../sim/realtime.h"
-#include "../sim/swd.h"
-#include "../sim/usbhost.h"
-#include "../sim/usbmon.h"
+#include "../session/session.h"
 #include "cli.h"
 #include "load.h"
 
 #define SERVE_CLIENTS 64        /* UDP clients remembered at once */
-#define SERVE_PORT_BASE 40000u  /* the peer's source port for client i: base + i */
-#define SERVE_MAX_FDS 3
+#define SERVE_PORT_BASE 40000u  /* the host's source port for client i: base + i */
+#define SERVE_DEVICE_PORT 7u    /* the echo service (RFC 862) */
+#define SERVE_REPLIES 64
+#define SERVE_MAX_FDS 8
 
 typedef struct serve_client {
 	struct sockaddr_in addr;
@@ -36,17 +33,13 @@ typedef struct serve_client {
 
 typedef struct serve {
 	const char *cmd;
-	xb_pico *p;
-	xb_board *b;
-	xb_netpeer *np;
-	uint16_t device_port;
+	xb_session *s;
+	xb_bench *bench;
 	int udp_fd;
-	xb_dap_server *dap_srv;
 	FILE *info; /* messages: stdout, or stderr when the capture goes to stdout */
-	int ready_told, stop_scheduled, failed;
 	serve_client clients[SERVE_CLIENTS];
 	uint64_t uses;
-	uint64_t forwarded, returned, dropped, probe_packets;
+	uint64_t forwarded, returned, dropped;
 } serve;
 
 static volatile sig_atomic_t serve_signal;
@@ -58,7 +51,7 @@ static void serve_on_signal(int sig)
 
 /* ---- UDP: clients on 127.0.0.1 <-> the board's echo service ---- */
 
-static int serve_udp_open(const char *cmd, uint16_t port, serve *s, uint16_t *bound)
+static int serve_udp_open(const char *cmd, uint16_t port, serve *v, uint16_t *bound)
 {
 	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd < 0)
@@ -75,177 +68,111 @@ static int serve_udp_open(const char *cmd, uint16_t port, serve *s, uint16_t *bo
 		close(fd);
 		return cli_fail(cmd, "127.0.0.1:%u: %s", port, strerror(e));
 	}
-	s->udp_fd = fd;
+	v->udp_fd = fd;
 	*bound = ntohs(a.sin_port);
 	return XB_EXIT_OK;
 }
 
-static int serve_client_slot(serve *s, const struct sockaddr_in *from)
+static int serve_client_slot(serve *v, const struct sockaddr_in *from)
 {
 	int free_slot = -1, oldest = 0;
 	for (int i = 0; i < SERVE_CLIENTS; i++) {
-		serve_client *c = &s->clients[i];
+		serve_client *c = &v->clients[i];
 		if (c->last_use && c->addr.sin_addr.s_addr == from->sin_addr.s_addr &&
 		    c->addr.sin_port == from->sin_port) {
-			c->last_use = ++s->uses;
+			c->last_use = ++v->uses;
 			return i;
 		}
 		if (!c->last_use && free_slot < 0)
 			free_slot = i;
-		if (c->last_use < s->clients[oldest].last_use)
+		if (c->last_use < v->clients[oldest].last_use)
 			oldest = i;
 	}
 	int i = free_slot >= 0 ? free_slot : oldest; /* the least recently used goes */
-	s->clients[i].addr = *from;
-	s->clients[i].last_use = ++s->uses;
+	v->clients[i].addr = *from;
+	v->clients[i].last_use = ++v->uses;
 	return i;
 }
 
-static void serve_udp_read(serve *s)
+static void serve_udp_read(serve *v)
 {
 	uint8_t buf[65536];
 	for (;;) {
 		struct sockaddr_in from;
 		socklen_t flen = sizeof from;
-		ssize_t n = recvfrom(s->udp_fd, buf, sizeof buf, 0, (struct sockaddr *)&from, &flen);
+		ssize_t n = recvfrom(v->udp_fd, buf, sizeof buf, 0, (struct sockaddr *)&from, &flen);
 		if (n < 0)
 			return; /* EAGAIN: nothing more */
 		if (flen != sizeof from || from.sin_family != AF_INET) {
-			s->dropped++;
+			v->dropped++;
 			continue;
 		}
-		int slot = serve_client_slot(s, &from);
-		if (netpeer_send_udp(s->np, (uint16_t)(SERVE_PORT_BASE + slot), s->device_port, buf,
-				     (size_t)n) == 0)
-			s->forwarded++;
+		int slot = serve_client_slot(v, &from);
+		if (v->bench->ops->send_udp(v->bench, 0, (uint16_t)(SERVE_PORT_BASE + slot),
+					    SERVE_DEVICE_PORT, buf, (size_t)n, NULL) == 0)
+			v->forwarded++;
 		else
-			s->dropped++; /* link down, too long for one frame, ARP queue full */
+			v->dropped++; /* too long for one frame, the bench not keeping up */
 	}
 }
 
-/* The board's answer goes back to the client whose datagram it answers. */
-static void serve_udp_reply(void *ctx, uint16_t sport, uint16_t dport, const uint8_t *data,
-			    size_t len, uint64_t cycle)
+/* The board's answers go back to the clients whose datagrams they answer. */
+static void serve_udp_replies(serve *v)
 {
-	(void)cycle;
-	serve *s = ctx;
-	int slot = (int)dport - (int)SERVE_PORT_BASE;
-	if (sport != s->device_port || slot < 0 || slot >= SERVE_CLIENTS ||
-	    !s->clients[slot].last_use) {
-		s->dropped++;
-		return;
-	}
-	const struct sockaddr_in *to = &s->clients[slot].addr;
-	if (sendto(s->udp_fd, data, len, 0, (const struct sockaddr *)to, sizeof *to) == (ssize_t)len)
-		s->returned++;
-	else
-		s->dropped++;
-}
-
-/* ---- The poll loop between slices ---- */
-
-static void serve_stop_event(xb_board *b, void *ctx)
-{
-	(void)ctx;
-	board_stop(b);
-}
-
-static void serve_request_stop(serve *s)
-{
-	if (!s->stop_scheduled) {
-		s->stop_scheduled = 1;
-		board_schedule(s->b, 0, serve_stop_event, s); /* the next instruction boundary */
-	}
-}
-
-static void serve_tell_ready(serve *s)
-{
-	if (s->ready_told || !netpeer_link(s->np) || !netpeer_device_mac(s->np))
-		return;
-	s->ready_told = 1;
-	fprintf(s->info, "network        ready at %.3f ms of virtual time\n",
-		(double)board_cycles(s->b) * 1000.0 / board_cpu_hz(s->b));
-	fflush(s->info);
-}
-
-/* Waits up to timeout_ns (0: only looks) for the sockets and serves what is ready. */
-static void serve_poll(serve *s, uint64_t timeout_ns)
-{
-	struct pollfd fds[SERVE_MAX_FDS];
-	int n = 0, dap_first = 0, dap_n = 0;
-	if (s->udp_fd >= 0) {
-		fds[n].fd = s->udp_fd;
-		fds[n].events = POLLIN;
-		n++;
-	}
-	if (s->dap_srv) {
-		dap_first = n;
-		dap_n = dap_socket_pollfds(s->dap_srv, fds + n, SERVE_MAX_FDS - n);
-		n += dap_n;
-	}
-	struct timespec ts = {.tv_sec = (time_t)(timeout_ns / 1000000000u),
-			      .tv_nsec = (long)(timeout_ns % 1000000000u)};
-	int r = ppoll(fds, (nfds_t)n, &ts, NULL);
-	if (serve_signal)
-		serve_request_stop(s);
-	if (r <= 0)
-		return;
-	if (s->udp_fd >= 0 && fds[0].revents)
-		serve_udp_read(s);
-	int dap_ready = 0;
-	for (int i = dap_first; i < dap_first + dap_n; i++)
-		dap_ready |= fds[i].revents != 0;
-	if (dap_ready) {
-		xb_err err;
-		int k = dap_socket_service(s->dap_srv, &err);
-		if (k < 0) {
-			cli_fail(s->cmd, "probe socket: %s", err.msg);
-			s->failed = 1;
-			serve_request_stop(s);
-		} else {
-			s->probe_packets += (uint64_t)k;
+	xb_bench_reply r[SERVE_REPLIES];
+	size_t n;
+	while ((n = v->bench->ops->read_replies(v->bench, r, SERVE_REPLIES)) > 0)
+		for (size_t i = 0; i < n; i++) {
+			int slot = (int)r[i].dport - (int)SERVE_PORT_BASE;
+			if (r[i].kind != 2 || r[i].sport != SERVE_DEVICE_PORT || slot < 0 ||
+			    slot >= SERVE_CLIENTS || !v->clients[slot].last_use || v->udp_fd < 0) {
+				v->dropped++;
+				continue;
+			}
+			const struct sockaddr_in *to = &v->clients[slot].addr;
+			const uint8_t *data = r[i].full ? r[i].full : r[i].data;
+			if (sendto(v->udp_fd, data, r[i].len, 0, (const struct sockaddr *)to, sizeof *to) ==
+			    (ssize_t)r[i].len)
+				v->returned++;
+			else
+				v->dropped++;
 		}
-	}
 }
 
-/* realtime.h's pacing with this clock: reading the clock serves the sockets that are ready,
- * and waiting for the next slice is waiting for the sockets. */
-static uint64_t serve_now_ns(void *ctx)
-{
-	serve *s = ctx;
-	serve_poll(s, 0);
-	serve_tell_ready(s);
-	return realtime_system_clock()->now_ns(NULL);
-}
+/* ---- The loop ---- */
 
-static void serve_sleep_ns(void *ctx, uint64_t ns)
+/* Runs until --seconds of virtual time have passed or a signal came. */
+static int serve_loop(serve *v, double seconds)
 {
-	serve *s = ctx;
-	const xb_clock *sys = realtime_system_clock();
-	uint64_t end = sys->now_ns(NULL) + ns;
-	for (uint64_t t = sys->now_ns(NULL); t < end && !serve_signal; t = sys->now_ns(NULL))
-		serve_poll(s, end - t);
-}
-
-/* Runs until --seconds of virtual time have passed or a signal came. While the core is
- * halted (a debugger on the probe socket) time still passes, in paced slices. */
-static void serve_loop(serve *s, uint64_t cycles, double speed)
-{
-	xb_clock clk = {serve_now_ns, serve_sleep_ns, s};
-	uint64_t end = cycles > UINT64_MAX - board_cycles(s->b) ? UINT64_MAX
-								 : board_cycles(s->b) + cycles;
-	uint64_t slice = realtime_slice_cycles(s->p);
-	uint64_t slice_ns = (uint64_t)((double)slice * 1e9 / board_cpu_hz(s->b) / speed);
-	while (!serve_signal && !s->failed && board_cycles(s->b) < end) {
-		uint64_t left = end - board_cycles(s->b);
-		if (board_halted(s->b) || board_locked_up(s->b)) {
-			serve_now_ns(s);
-			serve_sleep_ns(s, slice_ns);
-			board_run(s->b, left < slice ? left : slice);
-			continue;
+	int told = 0;
+	for (;;) {
+		if (serve_signal)
+			return XB_EXIT_OK;
+		if (session_pump(v->s) != 0)
+			return cli_fail(v->cmd, "%s", session_status(v->s)->msg);
+		serve_udp_replies(v);
+		xb_bench_state st;
+		session_bench_state(v->s, &st);
+		if (!told && st.net_ready) {
+			told = 1;
+			fprintf(v->info, "network        ready at %.3f ms of virtual time\n",
+				(double)st.now_ns / 1e6);
+			fflush(v->info);
 		}
-		s->stop_scheduled = 0;
-		realtime_run(s->p, left, speed, &clk);
+		if (seconds > 0 && (double)st.now_ns >= seconds * 1e9)
+			return XB_EXIT_OK;
+		struct pollfd fds[SERVE_MAX_FDS];
+		int n = session_pollfds(v->s, fds, SERVE_MAX_FDS - 1);
+		int udp_at = -1;
+		if (v->udp_fd >= 0) {
+			udp_at = n;
+			fds[n++] = (struct pollfd){.fd = v->udp_fd, .events = POLLIN};
+		}
+		int ms = session_timeout_ms(v->s);
+		if (ms > 10)
+			ms = 10; /* replies and the stop time are looked at often */
+		if (poll(fds, (nfds_t)n, ms) > 0 && udp_at >= 0 && fds[udp_at].revents)
+			serve_udp_read(v);
 	}
 }
 
@@ -266,29 +193,24 @@ int sim_serve(const char *cmd, const sim_options *o)
 	if (o->udp_port && sim_parse_port(o->udp_port, 1, &port))
 		return cli_usage_error(cmd, "--udp-port needs a port from 0 to 65535 (got '%s')",
 				       o->udp_port);
-	xb_netpeer_options po;
-	netpeer_options_init(&po);
-	if (o->peer_ip && sim_parse_ipv4(o->peer_ip, po.ip))
+	uint8_t peer_ip[4], device_ip[4];
+	if (o->peer_ip && sim_parse_ipv4(o->peer_ip, peer_ip))
 		return cli_usage_error(cmd, "--peer-ip needs an IPv4 address (got '%s')", o->peer_ip);
-	if (o->device_ip && sim_parse_ipv4(o->device_ip, po.device_ip))
+	if (o->device_ip && sim_parse_ipv4(o->device_ip, device_ip))
 		return cli_usage_error(cmd, "--device-ip needs an IPv4 address (got '%s')",
 				       o->device_ip);
 	int pcap_stdout = o->pcap && strcmp(o->pcap, "-") == 0;
 	if (pcap_stdout && o->uart && strcmp(o->uart, "-") == 0)
 		return cli_usage_error(cmd, "--pcap - and --uart - cannot both use standard output");
-	const uint16_t device_port = 7; /* the echo service (RFC 862) */
 	xb_target t;
 	if (cli_load_target(cmd, o->target, &t))
 		return XB_EXIT_FAIL;
 
-	static serve S;
-	serve *s = &S;
-	memset(s, 0, sizeof *s);
-	s->cmd = cmd;
-	s->udp_fd = -1;
-	s->device_port = device_port;
-	s->info = pcap_stdout ? stderr : stdout;
-	int rc = XB_EXIT_OK;
+	serve v;
+	memset(&v, 0, sizeof v);
+	v.cmd = cmd;
+	v.udp_fd = -1;
+	v.info = pcap_stdout ? stderr : stdout;
 	FILE *uart = NULL, *pcap = NULL;
 	if (o->uart)
 		uart = strcmp(o->uart, "-") == 0 ? stdout : fopen(o->uart, "wb");
@@ -296,97 +218,85 @@ int sim_serve(const char *cmd, const sim_options *o)
 		return cli_fail(cmd, "%s: cannot write the UART output: %s", o->uart, strerror(errno));
 	if (o->pcap)
 		pcap = pcap_stdout ? stdout : fopen(o->pcap, "wb");
+	int rc = XB_EXIT_OK;
 	if (o->pcap && !pcap) {
 		rc = cli_fail(cmd, "%s: cannot write the capture: %s", o->pcap, strerror(errno));
 		if (uart && uart != stdout)
 			fclose(uart);
 		return rc;
 	}
-
-	xb_pico_options pio;
-	pico_options_init(&pio);
-	pio.strict = o->strict;
-	pio.uart_file = uart;
-	xb_err err;
-	s->p = pico_new(&t, &pio, &err);
-	if (!s->p)
-		rc = cli_fail(cmd, "%s", err.msg);
-	else if (pico_load_file(s->p, o->image, o->format, (uint32_t)at, NULL, &err))
-		rc = cli_fail(cmd, "%s", err.msg);
-	xb_usbmon *mon = NULL;
-	xb_usbhost *h = NULL;
-	xb_swd *swd = NULL;
-	xb_dap *dap = NULL;
 	uint16_t bound = 0;
+	if (o->udp_port)
+		rc = serve_udp_open(cmd, port, &v, &bound);
 	if (rc == XB_EXIT_OK) {
-		s->b = pico_board(s->p);
-		mon = usbmon_new(pcap, NULL);
-		h = usbhost_new(s->b, pico_usb(s->p), NULL);
-		usbhost_set_monitor(h, mon);
-		po.udp = serve_udp_reply;
-		po.udp_ctx = s;
-		s->np = netpeer_new_ecm(s->b, h, NULL, &po);
-		if (o->udp_port)
-			rc = serve_udp_open(cmd, port, s, &bound);
-	}
-	if (rc == XB_EXIT_OK && o->probe_socket) {
-		swd = swd_new(s->b);
-		dap = dap_new(swd, NULL);
-		s->dap_srv = dap_socket_open(o->probe_socket, dap, &err);
-		if (!s->dap_srv)
-			rc = cli_fail(cmd, "%s", err.msg);
+		xb_session_options so;
+		session_options_init(&so);
+		so.tg = &t;
+		so.attach = 0; /* the probe is the host tools' */
+		so.sample = 0;
+		so.counters_ns = 0;
+		so.idle_seconds = 0;
+		so.ping_rate = so.udp_rate = 0;
+		so.bringup_s = 3600;
+		so.virt.speed = speed;
+		so.virt.load = o->image;
+		so.virt.load_format = o->format;
+		so.virt.load_at = (uint32_t)at;
+		so.virt.strict = o->strict;
+		so.virt.pcap = pcap;
+		so.virt.uart = uart;
+		so.virt.probe_socket = o->probe_socket;
+		so.virt.peer_ip = o->peer_ip ? peer_ip : NULL;
+		so.virt.device_ip = o->device_ip ? device_ip : NULL;
+		so.virt.reply_keep = 1472;
+		xb_report rep;
+		if (!(v.s = session_open(&so, &rep)))
+			rc = cli_fail(cmd, "%s", rep.msg);
 	}
 	if (rc == XB_EXIT_OK) {
+		v.bench = session_bench(v.s);
 		struct sigaction sa;
 		memset(&sa, 0, sizeof sa);
-		sa.sa_handler = serve_on_signal; /* no SA_RESTART: ppoll returns at once */
+		sa.sa_handler = serve_on_signal; /* no SA_RESTART: poll returns at once */
 		sigemptyset(&sa.sa_mask);
 		serve_signal = 0;
 		sigaction(SIGINT, &sa, NULL);
 		sigaction(SIGTERM, &sa, NULL);
 		signal(SIGPIPE, SIG_IGN); /* a reader that goes away is an error, not death */
-		fprintf(s->info, "serve          %s on the virtual Pico in real time%s\n", o->image,
+		fprintf(v.info, "serve          %s on the virtual Pico in real time%s\n", o->image,
 			seconds > 0 ? "" : " (SIGINT or SIGTERM ends it)");
-		if (s->udp_fd >= 0)
-			fprintf(s->info, "udp            127.0.0.1:%u -> %u.%u.%u.%u:%u\n", bound,
-				po.device_ip[0], po.device_ip[1], po.device_ip[2], po.device_ip[3],
-				device_port);
-		if (s->dap_srv)
-			fprintf(s->info, "probe          %s\n", o->probe_socket);
+		if (v.udp_fd >= 0) {
+			const uint8_t *d = o->device_ip ? device_ip : (const uint8_t *)"\xc0\x00\x02\x01";
+			fprintf(v.info, "udp            127.0.0.1:%u -> %u.%u.%u.%u:%u\n", bound, d[0],
+				d[1], d[2], d[3], SERVE_DEVICE_PORT);
+		}
+		if (o->probe_socket)
+			fprintf(v.info, "probe          %s\n", o->probe_socket);
 		if (o->pcap)
-			fprintf(s->info, "pcap           %s\n", pcap_stdout ? "standard output" : o->pcap);
-		fflush(s->info);
-		uint64_t cycles = seconds > 0 ? (uint64_t)(seconds * board_cpu_hz(s->b) + 0.5)
-					      : UINT64_MAX;
-		serve_loop(s, cycles, speed);
-		if (s->failed)
-			rc = XB_EXIT_FAIL;
-		fprintf(s->info,
+			fprintf(v.info, "pcap           %s\n", pcap_stdout ? "standard output" : o->pcap);
+		fflush(v.info);
+		rc = serve_loop(&v, seconds);
+		xb_bench_state st;
+		session_bench_state(v.s, &st);
+		fprintf(v.info,
 			"stopped        %s after %.3f s of virtual time\n"
 			"udp            %llu forwarded, %llu replies returned, %llu dropped\n"
 			"probe          %llu packets\n",
 			serve_signal == SIGINT ? "by SIGINT" : serve_signal == SIGTERM ? "by SIGTERM"
-			: s->failed ? "by an error" : "as asked",
-			(double)board_cycles(s->b) / board_cpu_hz(s->b),
-			(unsigned long long)s->forwarded, (unsigned long long)s->returned,
-			(unsigned long long)s->dropped, (unsigned long long)s->probe_packets);
+			: rc ? "by an error" : "as asked",
+			(double)st.now_ns / 1e9, (unsigned long long)v.forwarded,
+			(unsigned long long)v.returned, (unsigned long long)v.dropped,
+			(unsigned long long)st.probe_packets);
 		signal(SIGINT, SIG_DFL);
 		signal(SIGTERM, SIG_DFL);
 	}
-	if (s->dap_srv)
-		dap_socket_close(s->dap_srv);
-	dap_free(dap);
-	swd_free(swd);
-	netpeer_free(s->np);
-	usbhost_free(h);
-	if (mon && usbmon_write_failed(mon) && rc == XB_EXIT_OK && !pcap_stdout)
-		rc = cli_fail(cmd, "%s: cannot write the capture", o->pcap);
-	usbmon_free(mon);
-	pico_free(s->p);
-	if (s->udp_fd >= 0)
-		close(s->udp_fd);
+	session_close(v.s); /* stops the board: the capture and the UART are complete */
+	if (v.udp_fd >= 0)
+		close(v.udp_fd);
 	if (pcap && pcap != stdout && fclose(pcap) != 0 && rc == XB_EXIT_OK)
 		rc = cli_fail(cmd, "%s: cannot write the capture", o->pcap);
+	else if (pcap == stdout && fflush(stdout) != 0 && rc == XB_EXIT_OK)
+		rc = XB_EXIT_FAIL;
 	if (uart && uart != stdout)
 		fclose(uart);
 	fflush(stdout);

@@ -102,6 +102,18 @@ int image_resolve_alignments(xb_image *img, const xb_target *tg, xb_err *err);
 
 void image_free(xb_image *img);
 
+/* Everything at once (core/image_open.c): the ELF, its map (o->map, or ELF.map or the ELF
+ * name without .elf plus .map next to it, if one exists), the display groups (o->groups,
+ * or the shipped groups/default.groups) and, with need_map, the alignments (a missing
+ * map is then an error). On failure nothing is left to free. */
+typedef struct xb_image_open {
+	const char *elf, *map, *groups;
+	int need_map;
+} xb_image_open;
+int image_open(xb_image *img, const xb_image_open *o, const xb_target *tg, xb_err *err);
+/* The map next to an ELF (as image_open looks for it), a new string, or NULL. */
+char *image_find_map(const char *elf);
+
 /* The function whose [addr, addr+size) contains addr (the first of aliases), or NULL. */
 const xb_function *image_function_at(const xb_image *img, uint32_t addr);
 /* Index of function by name; if several have the name, the first; -1 if none. */

@@ -1,4 +1,4 @@
-/* opt: trace replay through a target's cache, Belady's OPT, fully associative LRU and the 3C split. */
+/* opt: trace replay through a target's cache, Belady's OPT, fully associative LRU, 3C split. */
 #include "opt.h"
 
 #include <assert.h>
@@ -30,16 +30,45 @@ static void opt_replay_range(xb_cache *c, const xb_target *tg, const uint32_t *a
 	}
 }
 
-int replay_trace(const xb_target *tg, const xb_trace *t, xb_replay *out, xb_err *err)
+/* The same one access at a time, for callers that want each miss: set_misses[set]++ and
+ * on_miss(addr) for every counted access that went to flash. */
+static void opt_replay_range_detail(xb_cache *c, const xb_target *tg, const uint32_t *addr,
+				    size_t n, uint64_t *set_misses, xb_replay_miss_fn on_miss,
+				    void *ctx)
+{
+	for (size_t i = 0; i < n; i++) {
+		uint32_t off;
+		enum xb_alias_mode mode;
+		if (!target_decode_xip(tg, addr[i], &off, &mode) || cache_access(c, off, mode))
+			continue;
+		if (set_misses)
+			set_misses[target_set_of(tg, off)]++;
+		if (on_miss)
+			on_miss(ctx, addr[i]);
+	}
+}
+
+int replay_trace_detail(const xb_target *tg, const xb_trace *t, xb_replay *out,
+			uint64_t *set_misses, uint32_t nsets, xb_replay_miss_fn on_miss, void *ctx,
+			xb_err *err)
 {
 	memset(out, 0, sizeof *out);
+	if (set_misses && nsets != target_sets(tg))
+		return xb_fail(err, "per-set misses: %u entries given, the %s cache has %u sets",
+			       nsets, tg->name, target_sets(tg));
 	xb_cache *c = cache_new(&tg->cache, tg->flash_size, err);
 	if (!c)
 		return -1;
+	if (set_misses)
+		memset(set_misses, 0, nsets * sizeof *set_misses);
 	size_t from = trace_counted_from(t);
 	opt_replay_range(c, tg, t->addr, from);
 	cache_reset_stats(c);
-	opt_replay_range(c, tg, t->addr + from, t->n - from);
+	if (set_misses || on_miss)
+		opt_replay_range_detail(c, tg, t->addr + from, t->n - from, set_misses, on_miss,
+					ctx);
+	else
+		opt_replay_range(c, tg, t->addr + from, t->n - from);
 	out->fetches = t->n - from;
 	out->accesses = cache_total_accesses(c);
 	out->hits = cache_total_hits(c);
@@ -48,6 +77,11 @@ int replay_trace(const xb_target *tg, const xb_trace *t, xb_replay *out, xb_err 
 	out->misses_per_echo = (double)out->misses / (double)out->echoes;
 	cache_free(c);
 	return 0;
+}
+
+int replay_trace(const xb_target *tg, const xb_trace *t, xb_replay *out, xb_err *err)
+{
+	return replay_trace_detail(tg, t, out, NULL, 0, NULL, NULL, err);
 }
 
 /* Open-addressing map from block id to dense id (order of first appearance). */

@@ -25,6 +25,17 @@ typedef struct xb_replay {
  * when that geometry is invalid). */
 int replay_trace(const xb_target *tg, const xb_trace *t, xb_replay *out, xb_err *err);
 
+/* replay_trace with what it counts laid out: set_misses (may be NULL; nsets entries, which
+ * must be the target's number of sets) gets the counted misses per cache set, and on_miss
+ * (may be NULL) is called with the bus address of every counted miss, in trace order, to
+ * attribute misses to lines and functions. A bypassing access (the uncached,
+ * non-allocating alias) counts as a miss, as in replay_trace, in the set of its flash
+ * offset. The counts equal replay_trace's: the per-set sums and the calls are `misses`. */
+typedef void (*xb_replay_miss_fn)(void *ctx, uint32_t addr);
+int replay_trace_detail(const xb_target *tg, const xb_trace *t, xb_replay *out,
+			uint64_t *set_misses, uint32_t nsets, xb_replay_miss_fn on_miss, void *ctx,
+			xb_err *err);
+
 /* 3C classification (Hill): compulsory = misses of an infinite cache (first touch of a
  * line in the whole trace that falls in the counted part); capacity = misses of a fully
  * associative LRU cache of the same number of lines minus compulsory; conflict = the

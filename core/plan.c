@@ -148,6 +148,12 @@ const xb_planner *plan_find(const char *name)
 double plan_conflict_score(const xb_plan_input *in, const xb_heat *h, const xb_placement *p,
 			   uint32_t *sets_over_ways)
 {
+	return plan_conflict_sets(in, h, p, sets_over_ways, NULL, NULL);
+}
+
+double plan_conflict_sets(const xb_plan_input *in, const xb_heat *h, const xb_placement *p,
+			  uint32_t *sets_over_ways, uint32_t *count, double *heat)
+{
 	long hint = -1; /* the lines come in address order */
 	set_load s;
 	set_load_init(&s, in->tg, h->hot_threshold);
@@ -178,6 +184,10 @@ double plan_conflict_score(const xb_plan_input *in, const xb_heat *h, const xb_p
 		}
 	if (sets_over_ways)
 		*sets_over_ways = over;
+	if (count)
+		memcpy(count, s.count, s.nsets * sizeof *count);
+	if (heat)
+		memcpy(heat, s.heat, s.nsets * sizeof *heat);
 	set_load_free(&s);
 	return score;
 }

@@ -35,6 +35,10 @@ void set_load_add(set_load *s, uint32_t line, const double *vec, size_t n);
  * them than ways; *sets_over_ways (if not NULL) gets the number of such sets. */
 double plan_conflict_score(const xb_plan_input *in, const xb_heat *h, const xb_placement *p,
 			   uint32_t *sets_over_ways);
+/* The same with the model's sets laid out: count and heat (each NULL or target_sets(in->tg)
+ * entries) get, per set, the often-executed lines it holds and their heat. */
+double plan_conflict_sets(const xb_plan_input *in, const xb_heat *h, const xb_placement *p,
+			  uint32_t *sets_over_ways, uint32_t *count, double *heat);
 
 /* Adds the SRAM entries to out: with in->sram_libraries every function of those
  * libraries, else the densest of hot[0..n) (heat per byte, busy-wait loops left out)

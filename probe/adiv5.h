@@ -45,9 +45,11 @@
 #define ADI_ABORT_DAPABORT (1u << 0)
 #define ADI_ABORT_CLEAR_STICKY 0x1Eu /* STKCMPCLR, STKERRCLR, WDERRCLR, ORUNERRCLR */
 
-/* DAP_Transfer request bytes of the MEM-AP registers the sampler uses directly. */
+/* DAP_Transfer request bytes of the MEM-AP registers raw packets use (the sampler, the
+ * live XIP counters). */
 #define ADI_REQ_TAR_WRITE (XB_DAP_AP | XB_DAP_A(ADI_AP_TAR))
 #define ADI_REQ_DRW_READ (XB_DAP_AP | XB_DAP_READ | XB_DAP_A(ADI_AP_DRW))
+#define ADI_REQ_DRW_WRITE (XB_DAP_AP | XB_DAP_A(ADI_AP_DRW))
 
 typedef struct xb_adi xb_adi;
 

@@ -21,6 +21,7 @@
 #define MS 1000000ull
 #define HALT_TIMEOUT_NS (500 * MS)
 #define FLUSH_TRIES 100
+#define LIVE_TRANSFERS_MAX 13
 
 static uint32_t get_le32(const uint8_t *p)
 {
@@ -36,6 +37,52 @@ int rp2040_xip_counters(xb_adi *a, xb_xip_counters *out, xb_err *err)
 		return -1;
 	out->hit = m[0].value;
 	out->acc = m[1].value;
+	return 0;
+}
+
+/* The transfers of the live counters' packet: four reads, the optional clear, TAR back. */
+static size_t live_transfers(xb_dap_transfer *x, uint32_t restore_tar, int clear)
+{
+	static const uint32_t reads[4] = {RP2040_XIP_CTR_HIT, RP2040_XIP_CTR_ACC,
+					  RP2040_XIP_CTR_HIT, RP2040_TIMERAWL};
+	size_t n = 0;
+	for (unsigned i = 0; i < 4; i++) {
+		x[n++] = (xb_dap_transfer){ADI_REQ_TAR_WRITE, reads[i]};
+		x[n++] = (xb_dap_transfer){ADI_REQ_DRW_READ, 0};
+	}
+	if (clear) {
+		x[n++] = (xb_dap_transfer){ADI_REQ_TAR_WRITE, RP2040_XIP_CTR_HIT};
+		x[n++] = (xb_dap_transfer){ADI_REQ_DRW_WRITE, 0};
+		x[n++] = (xb_dap_transfer){ADI_REQ_TAR_WRITE, RP2040_XIP_CTR_ACC};
+		x[n++] = (xb_dap_transfer){ADI_REQ_DRW_WRITE, 0};
+	}
+	x[n++] = (xb_dap_transfer){ADI_REQ_TAR_WRITE, restore_tar};
+	return n;
+}
+
+size_t rp2040_live_counters_request(uint8_t *pkt, size_t cap, uint32_t restore_tar, int clear)
+{
+	xb_dap_transfer x[LIVE_TRANSFERS_MAX];
+	size_t n = live_transfers(x, restore_tar, clear);
+	return dap_client_build_transfer(x, n, pkt, cap);
+}
+
+int rp2040_live_counters_parse(xb_dap_client *c, const uint8_t *resp, size_t len, int clear,
+			       xb_xip_live *out, xb_err *err)
+{
+	xb_dap_transfer x[LIVE_TRANSFERS_MAX];
+	size_t n = live_transfers(x, 0, clear), done;
+	unsigned ack;
+	if (dap_client_parse_transfer(c, resp, len, x, n, &done, &ack, err))
+		return -1;
+	if (ack != XB_ACK_OK)
+		return xb_fail(err, "%s: reading the XIP counters: transfer %zu of %zu answered %s",
+			       dap_client_name(c), done + 1, n, dap_client_ack_name(ack));
+	out->hit0 = x[1].value;
+	out->acc = x[3].value;
+	out->hit1 = x[5].value;
+	out->timer_us = x[7].value;
+	out->cleared = clear != 0;
 	return 0;
 }
 

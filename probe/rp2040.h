@@ -9,12 +9,14 @@
 
 #include "../core/util.h"
 #include "adiv5.h"
+#include "dap_client.h"
 
 #define RP2040_XIP_CTRL 0x14000000u
 #define RP2040_XIP_FLUSH 0x14000004u
 #define RP2040_XIP_STAT 0x14000008u
 #define RP2040_XIP_CTR_HIT 0x1400000Cu
 #define RP2040_XIP_CTR_ACC 0x14000010u
+#define RP2040_TIMERAWL 0x40054028u /* the TIMER's raw microseconds, low word */
 #define RP2040_FLASH_BASE 0x10000000u
 #define RP2040_FLASH_UNCACHED 0x13000000u /* uncached, non-allocating: leaves the cache be */
 #define RP2040_FLASH_SECTOR 4096u
@@ -29,6 +31,24 @@ typedef struct xb_xip_counters {
 	uint32_t hit, acc;
 } xb_xip_counters;
 int rp2040_xip_counters(xb_adi *a, xb_xip_counters *out, xb_err *err);
+/* The counters for a live session, in one DAP_Transfer packet for a dap_pipe: CTR_HIT,
+ * CTR_ACC, CTR_HIT again and the TIMER's raw microseconds (TIMERAWL, 0x40054028), then TAR
+ * back to restore_tar (DWT_PCSR while the sampler streams), and when clear is set both
+ * counters cleared after the reads. The two CTR_HIT reads bracket CTR_ACC: their mean
+ * estimates the hits at the moment CTR_ACC was read, so misses are not skewed by the
+ * accesses between two reads. Never reads flash. Returns the packet's length, or 0 when
+ * cap is too small. */
+size_t rp2040_live_counters_request(uint8_t *pkt, size_t cap, uint32_t restore_tar, int clear);
+typedef struct xb_xip_live {
+	uint32_t hit0, acc, hit1; /* CTR_HIT, CTR_ACC, CTR_HIT */
+	uint32_t timer_us;        /* TIMERAWL */
+	int cleared;              /* the counters were cleared after the reads */
+} xb_xip_live;
+/* Parses the response to that request (the same clear flag). -1 with err when malformed
+ * or when the target answered anything but OK (the message names the answer). */
+int rp2040_live_counters_parse(xb_dap_client *c, const uint8_t *resp, size_t len, int clear,
+			       xb_xip_live *out, xb_err *err);
+
 /* Clears both counters (any write clears one). */
 int rp2040_xip_clear(xb_adi *a, xb_err *err);
 /* Flushes the cache (FLUSH = 1) and waits for STAT.FLUSH_READY. */

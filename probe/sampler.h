@@ -10,6 +10,7 @@
 #include "../core/profile.h"
 #include "../core/util.h"
 #include "adiv5.h"
+#include "dap_pipe.h"
 
 /*
  * What a sample is: DWT_PCSR read by the debugger without stopping the core: the address
@@ -71,6 +72,84 @@ typedef struct xb_sampler_stats {
 	double rate;               /* samples per second over both windows */
 	int virtual_time;          /* the seconds are virtual time */
 } xb_sampler_stats;
+
+/* ---- Streaming (the live session's sampler) ---- */
+
+/*
+ * The same pipeline, driven from the caller's loop through a dap_pipe (probe/dap_pipe.h)
+ * that other work shares: sampler_stream_start sets the probe up (synchronously: DEMCR.
+ * DWTENA, CSW increment off, TAR = DWT_PCSR; the pipe must be idle), then every
+ * sampler_stream_pump keeps up to `in_flight` of its packets queued or in flight in the
+ * pipe (blocks, and a status read after every status_every blocks); each response's
+ * samples go to the sink at once, in order, each with:
+ *
+ *  - t_ns: the transport's clock when the packet's response was collected, spread evenly
+ *    back over the time since the previous response (the reads of one packet are close
+ *    together, so this is a good estimate of when each was taken);
+ *  - flags: XB_SAMPLE_SLEEP when the PC is a sleep PC, known at once: the caller gives the
+ *    image's WFI/WFE addresses (sleep_pcs), and status reads add the PCs read right after
+ *    DHCSR showed S_SLEEP (learnt ones apply from then on); the caller's extra_flags
+ *    (XB_SAMPLE_IDLE during an idle window: sampler_stream_flags changes them between
+ *    packets); 0xFFFFFFFF PCs (halted) are passed on as they are.
+ *
+ * A FAULT or WAIT answer to a block (the target stopped answering) is reported once per
+ * episode through the pump's return (-1, err naming the answer) while the stream keeps
+ * trying, so it resumes by itself when the target answers again; a failed pipe (the probe
+ * gone) ends the stream: pump returns -1 with the pipe's error and the caller makes a new
+ * stream on a new pipe when the probe is back. Samples already delivered stay delivered.
+ * A status read answered so, or an answer that does not parse, counts the same. After
+ * such an answer the stream queues one recovery packet (a DAP_Transfer: DP ABORT with the
+ * sticky flags and DAPABORT, then TAR = DWT_PCSR, which a status read that failed half-way
+ * left at DHCSR) before its next packets; an episode ends with the next answer that is OK.
+ */
+typedef struct xb_sampler_stream xb_sampler_stream;
+
+typedef void (*xb_sample_sink_fn)(void *ctx, uint32_t pc, uint32_t flags, uint64_t t_ns);
+
+typedef struct xb_sampler_stream_config {
+	unsigned in_flight;        /* packets of the stream in the pipe at most (0: the pipe's
+				    * window) */
+	unsigned status_every;     /* 0: SAMPLER_STATUS_EVERY */
+	const uint32_t *sleep_pcs; /* known sleep PCs (copied; at most SAMPLER_STREAM_SLEEP_PCS) */
+	size_t nsleep_pcs;
+	uint32_t extra_flags;      /* added to every sample (XB_SAMPLE_IDLE ...) */
+	xb_sample_sink_fn sink;
+	void *sink_ctx;
+} xb_sampler_stream_config;
+
+#define SAMPLER_STREAM_SLEEP_PCS 64
+
+xb_sampler_stream *sampler_stream_start(xb_adi *a, xb_dap_pipe *pipe,
+					const xb_sampler_stream_config *cfg, xb_err *err);
+/* Never blocks (see above): queues the stream's packets and pumps the pipe (the session
+ * may pump it too: samples then come on that pump; the stream refills the window as each
+ * of its responses comes). Returns the samples delivered by this call, or -1 with err (a
+ * new FAULT/WAIT episode, or the failed pipe). */
+int sampler_stream_pump(xb_sampler_stream *s, xb_err *err);
+/* Flags added to the samples of packets queued from now on. */
+void sampler_stream_flags(xb_sampler_stream *s, uint32_t extra_flags);
+/* Stops queueing; packets in flight still deliver on later pipe pumps (the stream object
+ * stays valid until sampler_stream_free). */
+void sampler_stream_stop(xb_sampler_stream *s);
+/* Queues again after sampler_stream_stop (sampler_run's second window); nothing once the
+ * pipe failed. */
+void sampler_stream_resume(xb_sampler_stream *s);
+/* 1 once stopped and every packet of the stream was answered (or the pipe failed). */
+int sampler_stream_done(const xb_sampler_stream *s);
+/* Frees (before its pipe); the pipe should not hold packets of the stream any more (stop,
+ * then pump until done, or the pipe failed): those still there are forgotten (collected
+ * without calling back). The adi forgets its TAR/CSW (the raw packets moved them). */
+void sampler_stream_free(xb_sampler_stream *s);
+/* Counts since the start (the same fields as sampler_run's; sleep_pcs are the learnt
+ * ones; busy and idle seconds from the start to the last response, split by the
+ * XB_SAMPLE_IDLE extra flag, on the transport's clock, and the rate over both). */
+void sampler_stream_stats(const xb_sampler_stream *s, xb_sampler_stats *out);
+
+/* WFI (0xBF30) and WFE (0xBF20) instructions in the code of an image: the addresses of
+ * every halfword-aligned such encoding in [addr, addr + len) of bytes (Thumb code), for
+ * sleep_pcs. Returns how many were written to out (at most max: the first ones). */
+size_t sampler_find_sleep_pcs(const uint8_t *bytes, size_t len, uint32_t addr, uint32_t *out,
+			      size_t max);
 
 /*
  * Samples the core behind a (connected, powered) until the windows are over: DEMCR.DWTENA

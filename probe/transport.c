@@ -1,5 +1,5 @@
 /* transport: what every CMSIS-DAP transport shares: the broken state, pipelining over a
- * transport that only has xfer, the clock. */
+ * transport that only has xfer, readiness, the clock. */
 #include "transport.h"
 
 #include <errno.h>
@@ -120,6 +120,32 @@ int transport_collect(xb_transport *t, uint8_t *resp, size_t cap, size_t *rlen, 
 	}
 	t->in_flight--;
 	return 0;
+}
+
+int transport_ready(xb_transport *t, xb_err *err)
+{
+	if (transport_check(t, err))
+		return -1;
+	if (t->in_flight == 0)
+		return 0;
+	if (!t->ops->ready)
+		return 1; /* held responses, or a collect that does not wait */
+	xb_err e;
+	int r = t->ops->ready(t, &e);
+	if (r < 0) {
+		transport_break(t, &e);
+		if (err)
+			*err = e;
+		return -1;
+	}
+	return r > 0;
+}
+
+int transport_fd(xb_transport *t)
+{
+	if (t->broken || !t->ops->fd)
+		return -1;
+	return t->ops->fd(t);
 }
 
 uint64_t transport_wall_ns(void)

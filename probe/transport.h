@@ -28,6 +28,7 @@ typedef struct xb_transport xb_transport;
  *                         zero padded, through libusb interrupt transfers
  *   transport_virtual.c   the virtual probe of sim/dap.h in this process (virtual time)
  *   transport_socket.c    the virtual probe behind a Unix socket (2-byte LE framing)
+ *   (transport_usb_async.c: the libusb asynchronous transfers of both USB transports)
  *
  * xfer is required. submit/collect are set where the transport can keep several packets
  * in flight (all four above can); for one that cannot (a test's fake), transport_submit
@@ -41,6 +42,11 @@ typedef struct xb_transport_ops {
 		    size_t *rlen, xb_err *err);
 	int (*submit)(xb_transport *t, const uint8_t *req, size_t len, xb_err *err);
 	int (*collect)(xb_transport *t, uint8_t *resp, size_t cap, size_t *rlen, xb_err *err);
+	/* Non-blocking readiness (see transport_ready), and a descriptor to poll; both
+	 * optional: without ready a transport counts as always ready (its collect is
+	 * immediate); without fd, transport_fd gives -1. */
+	int (*ready)(xb_transport *t, xb_err *err);
+	int (*fd)(xb_transport *t);
 	uint64_t (*now_ns)(xb_transport *t);
 	void (*wait)(xb_transport *t, uint64_t ns);
 	void (*close)(xb_transport *t); /* frees t and what it holds */
@@ -79,6 +85,15 @@ int transport_xfer(xb_transport *t, const uint8_t *req, size_t len, uint8_t *res
  * does). Responses come back in order. A transport error marks the transport broken. */
 int transport_submit(xb_transport *t, const uint8_t *req, size_t len, xb_err *err);
 int transport_collect(xb_transport *t, uint8_t *resp, size_t cap, size_t *rlen, xb_err *err);
+/* Whether the oldest response in flight can be collected without blocking: 1 yes, 0 not
+ * yet (or nothing is in flight), -1 the transport failed (err; it is then broken). Never
+ * blocks. The in-process virtual probe is always ready; a socket reads what has arrived
+ * into a buffer of its own; USB probes use libusb's asynchronous transfers. */
+int transport_ready(xb_transport *t, xb_err *err);
+/* A descriptor that poll() reports readable when a response may have arrived, or -1 when
+ * the transport has none (the virtual probe: call transport_ready instead). */
+int transport_fd(xb_transport *t);
+
 /* The transport's clock: virtual nanoseconds for the in-process virtual probe, the
  * monotonic wall clock for the others. */
 uint64_t transport_now_ns(xb_transport *t);
@@ -100,6 +115,9 @@ xb_transport *transport_virtual_new(struct xb_dap *d, uint32_t cpu_hz);
 /* The virtual probe behind the Unix socket at path (`xipbench sim serve --probe-socket`).
  * Fails with a message saying whether nothing is there or nobody listens. */
 xb_transport *transport_socket_open(const char *path, xb_err *err);
+/* The same over a connected stream socket fd (owned from now on, made non-blocking: a
+ * socketpair to a virtual bench in this process); name is used in messages. */
+xb_transport *transport_socket_adopt(int fd, const char *name);
 
 /* A CMSIS-DAP probe found on USB. */
 typedef struct xb_usb_probe {

@@ -1,7 +1,11 @@
 /* transport_socket: the virtual probe behind a Unix stream socket (`xipbench sim serve
- * --probe-socket`), every packet framed by a 2-byte little-endian length. */
+ * --probe-socket`, or a socketpair to a virtual bench), every packet framed by a 2-byte
+ * little-endian length; the socket is non-blocking and what arrives is buffered here, so
+ * readiness never waits. */
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -11,20 +15,25 @@
 
 #include "transport.h"
 
+#define FRAME_HEADER 2u
+/* Received bytes buffered at most: a few whole frames, so one read takes several. */
+#define RX_CAP (8u * (FRAME_HEADER + TRANSPORT_PACKET_MAX))
+
 static const xb_transport_ops transport_socket_ops;
 
 typedef struct socket_link {
 	xb_transport base;
 	int fd;
-	char path[108];
+	uint8_t *rx;          /* received, not yet collected: rx[rx_start .. rx_len) */
+	size_t rx_start, rx_len;
 } socket_link;
 
 /* Waits until fd is ready for events; 0, or -1 with err on a timeout or an error. */
-static int socket_wait(socket_link *s, short events, xb_err *err)
+static int socket_wait(socket_link *s, short events, int timeout_ms, xb_err *err)
 {
 	struct pollfd p = {.fd = s->fd, .events = events};
 	for (;;) {
-		int n = poll(&p, 1, (int)s->base.timeout_ms);
+		int n = poll(&p, 1, timeout_ms);
 		if (n > 0)
 			return 0;
 		if (n == 0)
@@ -53,7 +62,7 @@ static int socket_write_all(socket_link *s, const uint8_t *p, size_t n, xb_err *
 			if (errno == EINTR)
 				continue;
 			if (errno == EAGAIN || errno == EWOULDBLOCK) {
-				if (socket_wait(s, POLLOUT, err))
+				if (socket_wait(s, POLLOUT, (int)s->base.timeout_ms, err))
 					return -1;
 				continue;
 			}
@@ -67,54 +76,110 @@ static int socket_write_all(socket_link *s, const uint8_t *p, size_t n, xb_err *
 	return 0;
 }
 
-static int socket_read_all(socket_link *s, uint8_t *p, size_t n, xb_err *err)
+/* Reads what has arrived without waiting: the number of bytes (> 0), 0 when nothing is
+ * there now, -1 with err when the peer closed or the socket failed. */
+static int socket_receive(socket_link *s, xb_err *err)
 {
-	while (n) {
-		if (socket_wait(s, POLLIN, err))
-			return -1;
-		ssize_t k = recv(s->fd, p, n, 0);
+	if (s->rx_start) { /* room at the end for at least the rest of one frame */
+		memmove(s->rx, s->rx + s->rx_start, s->rx_len - s->rx_start);
+		s->rx_len -= s->rx_start;
+		s->rx_start = 0;
+	}
+	if (s->rx_len == RX_CAP)
+		return 0; /* full of whole frames: collect first (recv of 0 bytes would say EOF) */
+	for (;;) {
+		ssize_t k = recv(s->fd, s->rx + s->rx_len, RX_CAP - s->rx_len, MSG_DONTWAIT);
+		if (k > 0) {
+			s->rx_len += (size_t)k;
+			return 1;
+		}
 		if (k == 0)
 			return socket_closed(s, err);
-		if (k < 0) {
-			if (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK)
-				continue;
-			if (errno == ECONNRESET)
-				return socket_closed(s, err);
-			return xb_fail(err, "%s: recv: %s", s->base.name, strerror(errno));
-		}
-		p += k;
-		n -= (size_t)k;
+		if (errno == EINTR)
+			continue;
+		if (errno == EAGAIN || errno == EWOULDBLOCK)
+			return 0;
+		if (errno == ECONNRESET)
+			return socket_closed(s, err);
+		return xb_fail(err, "%s: recv: %s", s->base.name, strerror(errno));
 	}
-	return 0;
+}
+
+/* Whether a whole frame is buffered: 1 yes (*len its payload), 0 not yet, -1 with err when
+ * its header is malformed. */
+static int socket_frame(socket_link *s, size_t *len, xb_err *err)
+{
+	size_t have = s->rx_len - s->rx_start;
+	if (have < FRAME_HEADER)
+		return 0;
+	const uint8_t *h = s->rx + s->rx_start;
+	*len = h[0] | (size_t)h[1] << 8;
+	if (*len == 0 || *len > TRANSPORT_PACKET_MAX)
+		return xb_fail(err,
+			       "%s: malformed frame: a response of %zu bytes (1 to %u expected); "
+			       "is this a CMSIS-DAP socket?",
+			       s->base.name, *len, TRANSPORT_PACKET_MAX);
+	return have >= FRAME_HEADER + *len;
+}
+
+static int socket_ready(xb_transport *t, xb_err *err)
+{
+	socket_link *s = (socket_link *)t;
+	for (;;) {
+		size_t len;
+		int r = socket_frame(s, &len, err);
+		if (r != 0)
+			return r;
+		r = socket_receive(s, err);
+		if (r <= 0)
+			return r;
+	}
+}
+
+static int socket_fd(xb_transport *t)
+{
+	return ((socket_link *)t)->fd;
 }
 
 static int socket_submit(xb_transport *t, const uint8_t *req, size_t len, xb_err *err)
 {
 	socket_link *s = (socket_link *)t;
-	uint8_t frame[2 + TRANSPORT_PACKET_MAX];
+	uint8_t frame[FRAME_HEADER + TRANSPORT_PACKET_MAX];
 	frame[0] = (uint8_t)len;
 	frame[1] = (uint8_t)(len >> 8);
-	memcpy(frame + 2, req, len);
-	return socket_write_all(s, frame, 2 + len, err);
+	memcpy(frame + FRAME_HEADER, req, len);
+	return socket_write_all(s, frame, FRAME_HEADER + len, err);
 }
 
+/* Takes the oldest response, waiting for it up to the timeout when it is not there yet
+ * (after socket_ready said 1 it is). */
 static int socket_collect(xb_transport *t, uint8_t *resp, size_t cap, size_t *rlen, xb_err *err)
 {
 	socket_link *s = (socket_link *)t;
-	uint8_t hdr[2], buf[TRANSPORT_PACKET_MAX];
-	if (socket_read_all(s, hdr, 2, err))
-		return -1;
-	size_t len = hdr[0] | (size_t)hdr[1] << 8;
-	if (len == 0 || len > TRANSPORT_PACKET_MAX)
-		return xb_fail(err,
-			       "%s: malformed frame: a response of %zu bytes (1 to %u expected); "
-			       "is this a CMSIS-DAP socket?",
-			       t->name, len, TRANSPORT_PACKET_MAX);
-	if (socket_read_all(s, buf, len, err))
-		return -1;
-	*rlen = len < cap ? len : cap;
-	memcpy(resp, buf, *rlen);
-	return 0;
+	uint64_t deadline = transport_wall_ns() + (uint64_t)t->timeout_ms * 1000000u;
+	for (;;) {
+		size_t len;
+		int r = socket_frame(s, &len, err);
+		if (r < 0)
+			return -1;
+		if (r == 1) {
+			*rlen = len < cap ? len : cap;
+			memcpy(resp, s->rx + s->rx_start + FRAME_HEADER, *rlen);
+			s->rx_start += FRAME_HEADER + len;
+			if (s->rx_start == s->rx_len)
+				s->rx_start = s->rx_len = 0;
+			return 0;
+		}
+		r = socket_receive(s, err);
+		if (r < 0)
+			return -1;
+		if (r > 0)
+			continue;
+		uint64_t now = transport_wall_ns();
+		int left = now < deadline ? (int)((deadline - now + 999999u) / 1000000u) : 0;
+		if (socket_wait(s, POLLIN, left, err))
+			return -1;
+	}
 }
 
 static int socket_xfer(xb_transport *t, const uint8_t *req, size_t len, uint8_t *resp,
@@ -130,7 +195,30 @@ static void socket_close(xb_transport *t)
 	socket_link *s = (socket_link *)t;
 	if (s->fd >= 0)
 		close(s->fd);
+	free(s->rx);
 	free(s);
+}
+
+/* A link on the connected socket fd (owned), made non-blocking. */
+static xb_transport *socket_link_new(int fd)
+{
+	int flags = fcntl(fd, F_GETFL);
+	if (flags >= 0)
+		fcntl(fd, F_SETFL, flags | O_NONBLOCK);
+	fcntl(fd, F_SETFD, FD_CLOEXEC);
+	socket_link *s = xcalloc(1, sizeof *s);
+	transport_init(&s->base, &transport_socket_ops, "a socket");
+	s->base.packet_size = TRANSPORT_PACKET_MAX; /* until DAP_Info says */
+	s->fd = fd;
+	s->rx = xmalloc(RX_CAP);
+	return &s->base;
+}
+
+xb_transport *transport_socket_adopt(int fd, const char *name)
+{
+	xb_transport *t = socket_link_new(fd);
+	snprintf(t->name, sizeof t->name, "%s", name && *name ? name : "the virtual probe");
+	return t;
 }
 
 xb_transport *transport_socket_open(const char *path, xb_err *err)
@@ -170,12 +258,9 @@ xb_transport *transport_socket_open(const char *path, xb_err *err)
 			xb_fail(err, "%s: connect: %s", path, strerror(e));
 		return NULL;
 	}
-	socket_link *s = xcalloc(1, sizeof *s);
-	transport_init(&s->base, &transport_socket_ops, "the virtual probe at %s", path);
-	s->base.packet_size = TRANSPORT_PACKET_MAX; /* until DAP_Info says */
-	s->fd = fd;
-	memcpy(s->path, addr.sun_path, sizeof s->path);
-	return &s->base;
+	xb_transport *t = socket_link_new(fd);
+	snprintf(t->name, sizeof t->name, "the virtual probe at %s", path);
+	return t;
 }
 
 static const xb_transport_ops transport_socket_ops = {
@@ -183,5 +268,7 @@ static const xb_transport_ops transport_socket_ops = {
 	.xfer = socket_xfer,
 	.submit = socket_submit,
 	.collect = socket_collect,
+	.ready = socket_ready,
+	.fd = socket_fd,
 	.close = socket_close,
 };

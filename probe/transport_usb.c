@@ -59,6 +59,7 @@ int transport_usb_fail(const usb_link *u, const char *what, int rc, xb_err *err)
 void transport_usb_close(xb_transport *t)
 {
 	usb_link *u = (usb_link *)t;
+	usb_async_stop(u); /* before the interface goes */
 	if (u->handle) {
 		libusb_release_interface(u->handle, u->iface);
 		libusb_close(u->handle);
@@ -300,6 +301,7 @@ static xb_transport *usb_claim(libusb_context *ctx, usb_open_ctx *o, xb_err *err
 		       "%s", d);
 	u->ctx = ctx;
 	u->iface = o->cand.iface;
+	u->hid = o->cand.hid;
 	u->ep_out = o->cand.ep_out;
 	u->ep_in = o->cand.ep_in;
 	u->report = o->cand.in_size ? o->cand.in_size : 64;
@@ -328,8 +330,11 @@ static xb_transport *usb_claim(libusb_context *ctx, usb_open_ctx *o, xb_err *err
 		transport_usb_fail(u, "opening it", rc, err);
 		goto fail;
 	}
+	if (usb_async_start(u, err))
+		goto fail;
 	return &u->base;
 fail:
+	usb_async_stop(u);
 	if (u->handle)
 		libusb_close(u->handle);
 	u->handle = NULL;

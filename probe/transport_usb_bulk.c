@@ -1,10 +1,11 @@
 /* transport_usb_bulk: CMSIS-DAP v2 over libusb: each request one bulk OUT transfer, each
- * response one bulk IN transfer of up to the packet size. */
+ * response one bulk IN transfer of up to the packet size; synchronous for xfer,
+ * asynchronous (transport_usb_async.c) for submit, ready and collect. */
 #include <string.h>
 
 #include "usb_internal.h"
 
-static int bulk_submit(xb_transport *t, const uint8_t *req, size_t len, xb_err *err)
+static int bulk_send(xb_transport *t, const uint8_t *req, size_t len, xb_err *err)
 {
 	usb_link *u = (usb_link *)t;
 	int sent = 0;
@@ -17,7 +18,7 @@ static int bulk_submit(xb_transport *t, const uint8_t *req, size_t len, xb_err *
 	return 0;
 }
 
-static int bulk_collect(xb_transport *t, uint8_t *resp, size_t cap, size_t *rlen, xb_err *err)
+static int bulk_receive(xb_transport *t, uint8_t *resp, size_t cap, size_t *rlen, xb_err *err)
 {
 	usb_link *u = (usb_link *)t;
 	uint8_t buf[TRANSPORT_PACKET_MAX];
@@ -42,9 +43,29 @@ static int bulk_collect(xb_transport *t, uint8_t *resp, size_t cap, size_t *rlen
 static int bulk_xfer(xb_transport *t, const uint8_t *req, size_t len, uint8_t *resp, size_t cap,
 		     size_t *rlen, xb_err *err)
 {
-	if (bulk_submit(t, req, len, err))
+	if (bulk_send(t, req, len, err))
 		return -1;
-	return bulk_collect(t, resp, cap, rlen, err);
+	return bulk_receive(t, resp, cap, rlen, err);
+}
+
+static int bulk_submit(xb_transport *t, const uint8_t *req, size_t len, xb_err *err)
+{
+	return usb_async_submit((usb_link *)t, req, len, err);
+}
+
+static int bulk_collect(xb_transport *t, uint8_t *resp, size_t cap, size_t *rlen, xb_err *err)
+{
+	return usb_async_collect((usb_link *)t, resp, cap, rlen, err);
+}
+
+static int bulk_ready(xb_transport *t, xb_err *err)
+{
+	return usb_async_ready((usb_link *)t, err);
+}
+
+static int bulk_fd(xb_transport *t)
+{
+	return usb_async_fd((usb_link *)t);
 }
 
 const xb_transport_ops transport_usb_bulk_ops = {
@@ -52,5 +73,7 @@ const xb_transport_ops transport_usb_bulk_ops = {
 	.xfer = bulk_xfer,
 	.submit = bulk_submit,
 	.collect = bulk_collect,
+	.ready = bulk_ready,
+	.fd = bulk_fd,
 	.close = transport_usb_close,
 };

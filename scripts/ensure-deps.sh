@@ -3,7 +3,7 @@
 # As root it runs apt-get; otherwise it uses sudo without a password if it can. When it
 # cannot install, it names the packages and the exact command to run, and fails.
 set -u
-PKGS="gcc make pkg-config libelf-dev libsqlite3-dev sqlite3 libcmocka-dev \
+PKGS="gcc make pkg-config libelf-dev libdw-dev libsqlite3-dev sqlite3 libcmocka-dev \
 gcc-arm-none-eabi binutils-arm-none-eabi libnewlib-arm-none-eabi picolibc-arm-none-eabi \
 libunicorn-dev tshark libpcap-dev libusb-1.0-0-dev libncurses-dev \
 clang libclang-rt-14-dev tmux jq"

@@ -460,7 +460,9 @@ unsigned dap_in_flight(const xb_dap *d)
 	return d->nqueued + d->nresp;
 }
 
-int dap_submit(xb_dap *d, const uint8_t *req, size_t len, xb_err *err)
+/* A packet the host sent at sent_ps (NULL: now, by its clock after catching up). */
+static int dap_submit_at(xb_dap *d, const uint8_t *req, size_t len, const uint64_t *sent_ps,
+			 xb_err *err)
 {
 	size_t size = d->cfg.packet_size;
 	if (len == 0 || len > size)
@@ -473,8 +475,9 @@ int dap_submit(xb_dap *d, const uint8_t *req, size_t len, xb_err *err)
 	if (dap_in_flight(d) >= d->cfg.packet_count)
 		return xb_fail(err, "CMSIS-DAP: %u packets already in flight (the probe's packet "
 				    "count); collect a response first", d->cfg.packet_count);
-	dap_host_catch_up(d);
-	uint64_t arrive = d->host_ps + d->cfg.usb_out_ns * PS_PER_NS;
+	if (!sent_ps)
+		dap_host_catch_up(d);
+	uint64_t arrive = (sent_ps ? *sent_ps : d->host_ps) + d->cfg.usb_out_ns * PS_PER_NS;
 	if (req[0] == DAP_CMD_QUEUE_COMMANDS) {
 		uint8_t *q = d->queued + (size_t)d->nqueued * size;
 		memset(q, 0, size);
@@ -494,6 +497,16 @@ int dap_submit(xb_dap *d, const uint8_t *req, size_t len, xb_err *err)
 	return 0;
 }
 
+int dap_submit(xb_dap *d, const uint8_t *req, size_t len, xb_err *err)
+{
+	return dap_submit_at(d, req, len, NULL, err);
+}
+
+int dap_submit_sent(xb_dap *d, const uint8_t *req, size_t len, uint64_t sent_ps, xb_err *err)
+{
+	return dap_submit_at(d, req, len, &sent_ps, err);
+}
+
 int dap_collect(xb_dap *d, uint8_t *resp, size_t cap, size_t *len, uint64_t *at)
 {
 	if (d->nresp == 0)
@@ -510,6 +523,18 @@ int dap_collect(xb_dap *d, uint8_t *resp, size_t cap, size_t *len, uint64_t *at)
 		*at = dap_ps_to_cycles(d, d->resp_ps[slot]);
 	d->resp_head = (d->resp_head + 1) % d->cfg.packet_count;
 	d->nresp--;
+	return 1;
+}
+
+int dap_peek_response(const xb_dap *d, uint64_t *at)
+{
+	if (d->nresp == 0) {
+		if (at)
+			*at = 0;
+		return 0;
+	}
+	if (at)
+		*at = dap_ps_to_cycles(d, d->resp_ps[d->resp_head]);
 	return 1;
 }
 

@@ -100,6 +100,12 @@ int dap_submit(xb_dap *d, const uint8_t *req, size_t len, xb_err *err);
  * in flight, or only queued commands). */
 int dap_collect(xb_dap *d, uint8_t *resp, size_t cap, size_t *len, uint64_t *at);
 
+/* Whether a response is waiting (1) or not (0), without taking it: *at (may be NULL) gets
+ * the board cycle at which the oldest uncollected one reaches the host (as dap_collect
+ * would report it), 0 when none is waiting. For a server that releases responses in
+ * paced virtual time. */
+int dap_peek_response(const xb_dap *d, uint64_t *at);
+
 /* Packets in flight: submitted and not yet collected. */
 unsigned dap_in_flight(const xb_dap *d);
 /* Forgets queued packets and uncollected responses (the host went away). */
@@ -136,14 +142,39 @@ void dap_stats(const xb_dap *d, xb_dap_stats *out);
  * and closed at once. A frame of length 0 or above packet_size, or a client that sends more
  * than packet_count packets without reading responses while its output is blocked, is
  * dropped (the connection closed, the server keeps listening). Responses are written as soon
- * as the probe has produced them; their virtual times are the timing model's, not the
- * socket's.
+ * as the probe has produced them (unless paced, below); their virtual times are the timing
+ * model's, not the socket's.
  */
 typedef struct xb_dap_server xb_dap_server;
 
 /* Listens on path (an existing socket file there is replaced; any other file is an error).
  * The server uses d (not owned). */
 xb_dap_server *dap_socket_open(const char *path, xb_dap *d, xb_err *err);
+/* A server with one client already connected on fd (owned: a socketpair end; made
+ * non-blocking) and no listener; when the client goes away the server has no client until
+ * dap_socket_adopt_fd gives it another. */
+xb_dap_server *dap_socket_adopt(int fd, xb_dap *d);
+/* Gives s a new client on fd (owned), dropping the one it has. -1 when fd is not a usable
+ * descriptor (then it is closed and s has no client). */
+int dap_socket_adopt_fd(xb_dap_server *s, int fd);
+/* Paced mode (for a board that runs paced to the wall clock): a packet counts as sent when
+ * it is read, at the host time max(host clock, board time); it is played once the board's
+ * time has reached its arrival at the probe (usb_out_ns later), and its response is
+ * written only once the board's time has reached the response's arrival
+ * (dap_peek_response). So the client sees the probe's timing model in real time and
+ * cannot drive virtual time ahead by sending fast: the probe runs the board (to the time
+ * of each memory access) at most one packet's work beyond where the owner ran it, and a
+ * board that stands still (paused) gets no further. Held packets and responses stay in
+ * order; while packet_count of them are held, further frames wait in the socket. The
+ * owner of the board calls dap_socket_service again once the board has reached
+ * dap_socket_next_due. Off by default (packets are played when read and responses
+ * written as soon as they exist). */
+void dap_socket_set_paced(xb_dap_server *s, int paced);
+/* Paced mode: the board cycle at which the next held packet or response is due (0: none
+ * held). */
+uint64_t dap_socket_next_due(const xb_dap_server *s);
+/* Drops the client (as if it had gone away): for tests of a lost probe. */
+void dap_socket_drop_client(xb_dap_server *s);
 /* Closes the client and the listener and removes the socket file. */
 void dap_socket_close(xb_dap_server *s);
 

@@ -81,6 +81,11 @@ struct xb_dap {
 	xb_dap_stats stats;
 };
 
+/* dap_submit for a packet the host sent at sent_ps (its clock then; the host's clock is
+ * not moved): it reaches the probe usb_out_ns later. For a server that holds packets
+ * until the board has reached their arrival (paced mode of dap_socket.c). */
+int dap_submit_sent(xb_dap *d, const uint8_t *req, size_t len, uint64_t sent_ps, xb_err *err);
+
 /* Time conversions. */
 uint64_t dap_ps_to_cycles(const xb_dap *d, uint64_t ps);
 uint64_t dap_cycles_to_ps(const xb_dap *d, uint64_t cycles);

@@ -108,7 +108,7 @@ static void pending_drop_all(xb_netpeer *np)
 		np->pending_head = (np->pending_head + 1) % np->opt.arp_queue;
 		np->pending_count--;
 		np->stats.arp_dropped++;
-		if (q->echo != NETPEER_NO_ECHO)
+		if (NETPEER_IS_ECHO(q->echo))
 			netpeer_echo_failed(np, q->echo);
 		free(q->frame);
 		q->frame = NULL;
@@ -139,7 +139,7 @@ static void inflight_clear(xb_netpeer *np)
 		size_t echo = np->inflight[np->inflight_head];
 		np->inflight_head = (np->inflight_head + 1) % np->inflight_cap;
 		np->inflight_count--;
-		if (echo != NETPEER_NO_ECHO)
+		if (NETPEER_IS_ECHO(echo))
 			netpeer_echo_failed(np, echo);
 	}
 	np->inflight_head = 0;
@@ -154,8 +154,10 @@ void netpeer_wire_sent(xb_netpeer *np, int status, uint64_t cycle)
 	np->inflight_count--;
 	if (status)
 		np->stats.tx_errors++;
-	if (echo != NETPEER_NO_ECHO)
+	if (NETPEER_IS_ECHO(echo))
 		netpeer_echo_out_done(np, echo, status, cycle);
+	else if (echo == NETPEER_MARK_ECHO)
+		board_trace_mark_echo(np->b);
 }
 
 /* Hands a complete frame to the wire. */
@@ -163,13 +165,13 @@ static int wire_send(xb_netpeer *np, const uint8_t *frame, size_t len, size_t ec
 {
 	if (!np->link || np->wire.send(np->wire.ctx, frame, len) != 0) {
 		np->stats.tx_refused++;
-		if (echo != NETPEER_NO_ECHO)
+		if (NETPEER_IS_ECHO(echo))
 			netpeer_echo_failed(np, echo);
 		return -1;
 	}
 	np->stats.tx_frames++;
 	inflight_push(np, echo);
-	if (echo != NETPEER_NO_ECHO)
+	if (NETPEER_IS_ECHO(echo))
 		netpeer_echo_sent(np, echo);
 	return 0;
 }
@@ -282,7 +284,7 @@ int netpeer_transmit(xb_netpeer *np, const uint8_t *frame, size_t len, size_t ec
 {
 	if (!np->link) {
 		np->stats.tx_refused++;
-		if (echo != NETPEER_NO_ECHO)
+		if (NETPEER_IS_ECHO(echo))
 			netpeer_echo_failed(np, echo);
 		return -1;
 	}
@@ -295,7 +297,7 @@ int netpeer_transmit(xb_netpeer *np, const uint8_t *frame, size_t len, size_t ec
 	if (np->pending_count == np->opt.arp_queue) { /* Linux drops the oldest */
 		netpeer_pending *old = &np->pending[np->pending_head];
 		np->stats.arp_dropped++;
-		if (old->echo != NETPEER_NO_ECHO)
+		if (NETPEER_IS_ECHO(old->echo))
 			netpeer_echo_failed(np, old->echo);
 		free(old->frame);
 		old->frame = NULL;
@@ -343,7 +345,21 @@ int netpeer_send_udp(xb_netpeer *np, uint16_t sport, uint16_t dport, const uint8
 	uint8_t f[XB_NETPEER_MAX_FRAME];
 	size_t n = netpeer_build_udp(f, sizeof f, &self, &device, ++np->ip_id, sport, dport, data,
 				     len);
-	return netpeer_transmit(np, f, n, NETPEER_NO_ECHO);
+	return netpeer_transmit(np, f, n, NETPEER_MARK_ECHO);
+}
+
+int netpeer_send_ping(xb_netpeer *np, uint16_t id, uint16_t seq, const uint8_t *data, size_t len)
+{
+	if (!np->link || len > XB_NETPEER_MAX_PAYLOAD) {
+		np->stats.tx_refused++;
+		return -1;
+	}
+	xb_netpeer_addr self, device;
+	netpeer_addrs(np, &self, &device);
+	uint8_t f[XB_NETPEER_MAX_FRAME];
+	size_t n = netpeer_build_icmp_echo(f, sizeof f, &self, &device, ++np->ip_id, 8, id, seq,
+					   data, len);
+	return netpeer_transmit(np, f, n, NETPEER_MARK_ECHO);
 }
 
 /* ---- Receiving ---- */

@@ -147,6 +147,11 @@ typedef struct xb_netpeer xb_netpeer;
  * ports as on the wire, the data (valid during the call), the IN transfer's completion. */
 typedef void (*xb_netpeer_udp_fn)(void *ctx, uint16_t sport, uint16_t dport, const uint8_t *data,
 				  size_t len, uint64_t cycle);
+/* An ICMP echo reply from the device that no ping series was waiting for (an answer to
+ * netpeer_send_ping): identifier, sequence number, the echo data (valid during the call),
+ * the IN transfer's completion. */
+typedef void (*xb_netpeer_icmp_fn)(void *ctx, uint16_t id, uint16_t seq, const uint8_t *data,
+				   size_t len, uint64_t cycle);
 /* An echo's first reply was matched (index in the echo table). */
 typedef void (*xb_netpeer_echo_fn)(void *ctx, size_t echo);
 
@@ -160,6 +165,8 @@ typedef struct xb_netpeer_options {
 	unsigned arp_queue;     /* packets waiting for a resolution, default 100 */
 	xb_netpeer_udp_fn udp;
 	void *udp_ctx;
+	xb_netpeer_icmp_fn icmp; /* NULL: such replies count as unmatched */
+	void *icmp_ctx;
 	xb_netpeer_echo_fn echo;
 	void *echo_ctx;
 } xb_netpeer_options;
@@ -213,9 +220,14 @@ void netpeer_resolve(xb_netpeer *np);
 
 /* Sends one UDP datagram to the device now (after ARP if needed). Returns 0, or -1 when
  * the link is down, len is above XB_NETPEER_MAX_PAYLOAD, the wire refuses it or the ARP
- * queue is full. */
+ * queue is full. No echo-table entry is made (memory stays bounded); the end of its OUT
+ * transfer marks an echo boundary in the fetch trace, as a series' requests do. */
 int netpeer_send_udp(xb_netpeer *np, uint16_t sport, uint16_t dport, const uint8_t *data,
 		     size_t len);
+/* The same for one ICMP echo request with identifier id, sequence number seq and echo data
+ * (what ping(8) sends); its reply goes to the icmp callback. */
+int netpeer_send_ping(xb_netpeer *np, uint16_t id, uint16_t seq, const uint8_t *data,
+		      size_t len);
 
 /* ---- Traffic ---- */
 
@@ -317,6 +329,7 @@ typedef struct xb_netpeer_stats {
 	uint64_t unmatched;      /* echo replies and traffic datagrams that match no echo, or
 				  * whose payload differs from the request's */
 	uint64_t udp_delivered;  /* datagrams handed to the udp callback */
+	uint64_t icmp_delivered; /* echo replies handed to the icmp callback */
 } xb_netpeer_stats;
 void netpeer_stats(const xb_netpeer *np, xb_netpeer_stats *out);
 

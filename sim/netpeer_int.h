@@ -6,6 +6,11 @@
 #include "netpeer.h"
 
 #define NETPEER_NO_ECHO ((size_t)-1) /* a frame that carries no echo (ARP, a service datagram) */
+/* A request sent on its own (netpeer_send_ping, netpeer_send_udp): no entry in the echo
+ * table, but its OUT completion marks an echo boundary in the fetch trace. */
+#define NETPEER_MARK_ECHO ((size_t)-2)
+/* The frame carries an echo of the echo table. */
+#define NETPEER_IS_ECHO(e) ((e) < NETPEER_MARK_ECHO)
 
 /* A frame waiting for the device's MAC address (its Ethernet destination is filled in
  * when it is known). */

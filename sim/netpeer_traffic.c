@@ -123,6 +123,12 @@ void netpeer_icmp_input(xb_netpeer *np, const xb_netpeer_packet *p, uint64_t cyc
 		echo_reply(np, se->first + k, p->payload, p->payload_len, cycle);
 		return;
 	}
+	if (np->opt.icmp) {
+		np->stats.icmp_delivered++;
+		np->opt.icmp(np->opt.icmp_ctx, p->icmp_id, p->icmp_seq, p->payload, p->payload_len,
+			     cycle);
+		return;
+	}
 	np->stats.unmatched++;
 }
 

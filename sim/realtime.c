@@ -1,7 +1,9 @@
-/* realtime: paces the virtual Pico to the wall clock. */
+/* realtime: paces the virtual Pico to the wall clock, with the pacer (sim/pacer.h). */
 #include "realtime.h"
 
 #include <time.h>
+
+#include "pacer.h"
 
 static uint64_t system_now_ns(void *ctx)
 {
@@ -35,19 +37,22 @@ uint64_t realtime_slice_cycles(const xb_pico *p)
 enum xb_pico_stop realtime_run(xb_pico *p, uint64_t cycles, double speed, const xb_clock *clk)
 {
 	xb_board *b = pico_board(p);
-	double hz = (double)board_cpu_hz(b) * (speed > 0 ? speed : 1.0);
-	uint64_t start_cycles = board_cycles(b), end = start_cycles + cycles;
-	uint64_t start_ns = clk->now_ns(clk->ctx);
-	uint64_t slice = realtime_slice_cycles(p);
+	uint64_t end = board_cycles(b) + cycles;
+	xb_pacer pc;
+	pacer_init(&pc, board_cpu_hz(b), speed, clk->now_ns(clk->ctx), board_cycles(b));
 	enum xb_pico_stop s = XB_PICO_BUDGET;
 	for (uint64_t now = board_cycles(b); now < end; now = board_cycles(b)) {
-		uint64_t step = end - now < slice ? end - now : slice;
-		/* the wall time at which the slice's end is due */
-		uint64_t due_ns = start_ns + (uint64_t)((double)(now + step - start_cycles) / hz * 1e9);
+		uint64_t want = end - now < pc.slice ? end - now : pc.slice;
 		uint64_t t = clk->now_ns(clk->ctx);
-		if (t < due_ns)
-			clk->sleep_ns(clk->ctx, due_ns - t);
-		s = pico_run(p, step);
+		uint64_t allow = pacer_allow(&pc, t, now);
+		if (allow < want) {
+			uint64_t due = pacer_when_ns(&pc, now + want);
+			if (due > t)
+				clk->sleep_ns(clk->ctx, due - t);
+			continue;
+		}
+		s = pico_run(p, want);
+		pacer_ran(&pc, want, t, board_cycles(b));
 		if (s != XB_PICO_BUDGET)
 			break;
 	}

@@ -22,9 +22,9 @@ const xb_clock *realtime_system_clock(void);
 uint64_t realtime_slice_cycles(const xb_pico *p);
 
 /* Runs p for `cycles` of virtual time (as pico_run) at `speed` times real time (1.0: real
- * time), in slices; before each slice it sleeps until the wall clock has caught up with the
- * virtual time the slice would reach. Returns as pico_run, or early when the core halts or
- * locks up. */
+ * time), in slices, as the pacer (sim/pacer.h) allows them: a slice runs once the wall
+ * clock has reached the virtual time it ends at; a board that fell behind catches up.
+ * Returns as pico_run, or early when the core halts or locks up. */
 enum xb_pico_stop realtime_run(xb_pico *p, uint64_t cycles, double speed, const xb_clock *clk);
 
 #endif

@@ -100,6 +100,11 @@ void swd_set_ap_busy(xb_swd *s, unsigned cycles)
 	s->busy_cycles = cycles;
 }
 
+void swd_set_fault_injection(xb_swd *s, int mode)
+{
+	s->inject = mode == SWD_INJECT_FAULT || mode == SWD_INJECT_WAIT ? mode : SWD_INJECT_OFF;
+}
+
 uint64_t swd_contentions(const xb_swd *s)
 {
 	return s->contentions;
@@ -221,6 +226,14 @@ static void swd_dp_write(xb_swd *s, swd_dp *dp, unsigned apndp, unsigned a, uint
 
 /* ---- Packets ---- */
 
+/* Whether request h is a memory access of dp's AP (DRW, or BD0-BD3 in bank 1). */
+static int swd_is_memory_access(const swd_dp *dp, unsigned h)
+{
+	unsigned reg = (dp->select & 0xF0u) | REQ_A(h) << 2;
+	return REQ_APNDP(h) && dp->ap.present && (dp->select >> 24) == 0 &&
+	       (reg == 0x0Cu || (reg >= 0x10u && reg <= 0x1Cu));
+}
+
 static unsigned swd_decide_ack(const xb_swd *s, const swd_dp *dp, unsigned h)
 {
 	unsigned apndp = REQ_APNDP(h), rnw = REQ_RNW(h), a = REQ_A(h);
@@ -228,6 +241,8 @@ static unsigned swd_decide_ack(const xb_swd *s, const swd_dp *dp, unsigned h)
 				 (!rnw && a == 0));
 	if ((dp->ctrl & CTRL_STICKY) && !allowed)
 		return ACK_FAULT;
+	if (s->inject && swd_is_memory_access(dp, h))
+		return s->inject == SWD_INJECT_FAULT ? ACK_FAULT : ACK_WAIT;
 	if ((apndp || (rnw && a == 3)) && s->cycles < s->busy_until)
 		return ACK_WAIT;
 	return ACK_OK;
@@ -261,6 +276,8 @@ static void swd_decode(xb_swd *s, swd_dp *dp)
 	}
 	dp->link = SWD_LINK_ACTIVE;
 	dp->ack = swd_decide_ack(s, dp, h);
+	if (dp->ack == ACK_FAULT && s->inject == SWD_INJECT_FAULT && swd_is_memory_access(dp, h))
+		dp->ctrl |= SWD_CTRL_STICKYERR; /* the injected bus fault */
 	if (dp->ack != ACK_OK) {
 		if (dp->ctrl & SWD_CTRL_ORUNDETECT)
 			dp->ctrl |= SWD_CTRL_STICKYORUN;

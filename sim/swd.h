@@ -147,6 +147,19 @@ void swd_set_access_hook(xb_swd *s, xb_swd_access_fn fn, void *ctx);
  * RDBUFF reads in that window get WAIT. 0 (the default): never busy. */
 void swd_set_ap_busy(xb_swd *s, unsigned cycles);
 
+/* Fault injection for tests of hosts that must ride out a target that stops answering:
+ * SWD_INJECT_FAULT: every memory access of an AP (a DRW or BD0-BD3 access) answers FAULT
+ * and sets STICKYERR, as a bus fault would, so the accesses after it fault too until
+ * ABORT clears the flag; SWD_INJECT_WAIT: every memory access of an AP answers WAIT (as
+ * an AP stuck in a transfer). Other DP and AP registers answer as usual. SWD_INJECT_OFF
+ * (the default) ends it. */
+enum {
+	SWD_INJECT_OFF = 0,
+	SWD_INJECT_FAULT = 1,
+	SWD_INJECT_WAIT = 2,
+};
+void swd_set_fault_injection(xb_swd *s, int mode);
+
 /* ---- Inspection (tests, diagnostics) ---- */
 
 enum swd_link swd_link_state(const xb_swd *s, unsigned dp);

@@ -62,6 +62,7 @@ struct xb_swd {
 	int act_count;          /* cycles left after a selection alert, 0 none */
 	unsigned act_code;
 	/* AP timing */
+	int inject;             /* SWD_INJECT_* */
 	unsigned busy_cycles;
 	uint64_t busy_until;
 	xb_swd_sync_fn sync;

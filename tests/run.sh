@@ -1,6 +1,7 @@
 #!/bin/sh
 # Runs every test and ends with one line: "N passed, N failed".
-#   unit tests (cmocka, TAP output), integration scripts (TAP via tests/integration/lib.sh),
+#   unit tests (cmocka, TAP output), integration and terminal (tmux) scripts (TAP via
+#   tests/integration/lib.sh),
 #   fuzz corpus replay (one check per fuzz target).
 # Usage: tests/run.sh BUILD_DIR [FILTER]   (FILTER: only tests whose name contains it)
 set -u
@@ -43,7 +44,7 @@ for t in "$BUILD"/tests/test_*; do
 	tally "$n" $? "$LOG/$n.log"
 done
 
-for t in "$SRC"/tests/integration/test_*.sh; do
+for t in "$SRC"/tests/integration/test_*.sh "$SRC"/tests/tui/test_*.sh; do
 	[ -f "$t" ] || continue
 	n=$(basename "$t" .sh)
 	wanted "$n" || continue

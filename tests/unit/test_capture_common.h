@@ -42,11 +42,23 @@ static inline void cap_open(cap_writer *w)
 	w->next_id = 0xFFFF888000001000ull;
 }
 
+/* A capture that only goes to fn (e.g. capture_feed_record with a feed): nothing is kept
+ * in memory, for streams of any length. */
+static inline void cap_open_fn(cap_writer *w, xb_usbmon_record_fn fn, void *ctx)
+{
+	memset(w, 0, sizeof *w);
+	xb_usbmon_options o = {.epoch_sec = CAP_EPOCH};
+	w->mon = usbmon_new(NULL, &o);
+	usbmon_set_record_fn(w->mon, fn, ctx);
+	w->next_id = 0xFFFF888000001000ull;
+}
+
 /* Ends the capture: w->buf holds the pcap (the caller frees it). */
 static inline void cap_close(cap_writer *w)
 {
 	usbmon_free(w->mon);
-	fclose(w->f);
+	if (w->f)
+		fclose(w->f);
 }
 
 /* A bulk URB on device dev (bus 1) of len bytes (OUT: data; IN: the buffer). */
@@ -247,6 +259,91 @@ static inline size_t cap_arp(uint8_t *f)
 	memset(a + 18, 0, 6);
 	memcpy(a + 24, cap_dev_ip, 4);
 	return 42;
+}
+
+/* ---- Echoes ---- */
+
+/* One ping: request submitted at t (us), its OUT transfer done 100 us later, the reply's
+ * IN transfer done turn_us after that (no reply when turn_us is 0). */
+static inline void cap_ping(cap_writer *w, uint16_t id, uint16_t seq, size_t size,
+			    uint64_t t_us, uint64_t turn_us)
+{
+	uint8_t f[1600];
+	size_t n = cap_icmp(f, 1, id, seq, size);
+	uint32_t len = (uint32_t)n;
+	if (n % 64 == 0)
+		f[len++] = 0; /* usbnet */
+	cap_out(w, 2, f, len, 0, t_us * CAP_US, (t_us + 100) * CAP_US, 0);
+	if (!turn_us)
+		return;
+	n = cap_icmp(f, 0, id, seq, size);
+	cap_in(w, 2, f, (uint32_t)n, 1514, t_us * CAP_US, (t_us + 100 + turn_us) * CAP_US, 0);
+}
+
+/* The same for a UDP echo from host port sport to port 7 with nonce index. */
+static inline void cap_udp_echo(cap_writer *w, uint16_t sport, uint32_t index, size_t size,
+				uint64_t t_us, uint64_t turn_us)
+{
+	uint8_t f[1600];
+	size_t n = cap_udp(f, 1, sport, 7, index, size);
+	cap_out(w, 2, f, (uint32_t)n, 0, t_us * CAP_US, (t_us + 100) * CAP_US, 0);
+	if (!turn_us)
+		return;
+	n = cap_udp(f, 0, sport, 7, index, size);
+	cap_in(w, 2, f, (uint32_t)n, 1514, t_us * CAP_US, (t_us + 100 + turn_us) * CAP_US, 0);
+}
+
+/* Pings of every kind of outcome (test_capture_echo.c checks each echo): 10 requests, 8
+ * replied (one twice, one altered, one whose OUT completion is missing), one lost, one
+ * whose OUT transfer fails, a reply nobody asked for, an echo request from the device. */
+static inline void cap_icmp_script(cap_writer *w)
+{
+	uint8_t cfg[256];
+	cap_config(w, 2, cfg, cap_ecm_config(cfg, 64, 0), 1);
+	cap_ping(w, 0x4242, 1, 56, 1000, 800);  /* 0 */
+	cap_ping(w, 0x4242, 2, 56, 21000, 750); /* 1 */
+	cap_ping(w, 0x4242, 3, 22, 41000, 0);   /* 2: lost; a 64-byte frame, padded */
+	cap_ping(w, 0x4242, 4, 56, 61000, 900); /* 3 */
+	cap_ping(w, 0x4242, 5, 56, 81000, 820); /* 4 */
+	/* 5: its OUT transfer stalls; nothing comes back */
+	uint8_t f[200];
+	size_t n = cap_icmp(f, 1, 0x4242, 6, 56);
+	cap_out(w, 2, f, (uint32_t)n, 0, 101000 * CAP_US, 101100 * CAP_US, -32);
+	/* 6: answered twice */
+	cap_ping(w, 0x4242, 7, 56, 121000, 780);
+	n = cap_icmp(f, 0, 0x4242, 7, 56);
+	cap_in(w, 2, f, (uint32_t)n, 1514, 0, 122500 * CAP_US, 0);
+	/* a reply nobody asked for */
+	n = cap_icmp(f, 0, 0x4242, 99, 56);
+	cap_in(w, 2, f, (uint32_t)n, 1514, 0, 130000 * CAP_US, 0);
+	/* 7: the reply's data differs */
+	n = cap_icmp(f, 1, 0x4242, 8, 56);
+	cap_out(w, 2, f, (uint32_t)n, 0, 141000 * CAP_US, 141100 * CAP_US, 0);
+	n = cap_icmp(f, 0, 0x4242, 8, 56);
+	f[60] ^= 0xFF;
+	cap_in(w, 2, f, (uint32_t)n, 1514, 0, 141700 * CAP_US, 0);
+	/* 8: a second request with seq 1 takes over the key: its reply is its own */
+	cap_ping(w, 0x4242, 1, 56, 161000, 810);
+	/* 9: a request whose completion the capture does not hold */
+	n = cap_icmp(f, 1, 0x4242, 10, 56);
+	cap_out(w, 2, f, (uint32_t)n, 0, 181000 * CAP_US, 0, 0);
+	n = cap_icmp(f, 0, 0x4242, 10, 56);
+	cap_in(w, 2, f, (uint32_t)n, 1514, 0, 182000 * CAP_US, 0);
+	/* echo requests from the device and replies from the host are not ours */
+	n = cap_icmp(f, 0, 0x1111, 1, 8);
+	f[34] = 8;
+	cap_in(w, 2, f, (uint32_t)n, 1514, 0, 190000 * CAP_US, 0);
+}
+
+/* Requests at rate/s for step_ms, from start_us; replies to the first `answer` of them. */
+static inline uint64_t cap_rate_step(cap_writer *w, uint32_t *index, uint64_t start_us,
+				     uint32_t rate, uint32_t step_ms, uint32_t answer)
+{
+	uint32_t n = rate * step_ms / 1000;
+	for (uint32_t i = 0; i < n; i++)
+		cap_udp_echo(w, 40000, (*index)++, 64, start_us + (uint64_t)i * 1000000 / rate,
+			     i < answer ? 300 : 0);
+	return start_us + step_ms * 1000ull;
 }
 
 /* ---- Reading back ---- */

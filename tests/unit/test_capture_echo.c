@@ -16,35 +16,6 @@
 
 #define T0 (CAP_EPOCH * 1000000000ull)
 
-/* One ping: request submitted at t (us), its OUT transfer done 100 us later, the reply's
- * IN transfer done turn_us after that (no reply when turn_us is 0). */
-static void ping(cap_writer *w, uint16_t id, uint16_t seq, size_t size, uint64_t t_us,
-		 uint64_t turn_us)
-{
-	uint8_t f[1600];
-	size_t n = cap_icmp(f, 1, id, seq, size);
-	uint32_t len = (uint32_t)n;
-	if (n % 64 == 0)
-		f[len++] = 0; /* usbnet */
-	cap_out(w, 2, f, len, 0, t_us * CAP_US, (t_us + 100) * CAP_US, 0);
-	if (!turn_us)
-		return;
-	n = cap_icmp(f, 0, id, seq, size);
-	cap_in(w, 2, f, (uint32_t)n, 1514, t_us * CAP_US, (t_us + 100 + turn_us) * CAP_US, 0);
-}
-
-static void udp_echo(cap_writer *w, uint16_t sport, uint32_t index, size_t size, uint64_t t_us,
-		     uint64_t turn_us)
-{
-	uint8_t f[1600];
-	size_t n = cap_udp(f, 1, sport, 7, index, size);
-	cap_out(w, 2, f, (uint32_t)n, 0, t_us * CAP_US, (t_us + 100) * CAP_US, 0);
-	if (!turn_us)
-		return;
-	n = cap_udp(f, 0, sport, 7, index, size);
-	cap_in(w, 2, f, (uint32_t)n, 1514, t_us * CAP_US, (t_us + 100 + turn_us) * CAP_US, 0);
-}
-
 typedef struct matched {
 	xb_frames *fs;
 	xb_echoes *e;
@@ -74,51 +45,12 @@ static int64_t turnaround(const matched *m, size_t i)
 
 /* ---- ICMP ---- */
 
-static void icmp_script(cap_writer *w)
-{
-	uint8_t cfg[256];
-	cap_config(w, 2, cfg, cap_ecm_config(cfg, 64, 0), 1);
-	ping(w, 0x4242, 1, 56, 1000, 800);  /* 0 */
-	ping(w, 0x4242, 2, 56, 21000, 750); /* 1 */
-	ping(w, 0x4242, 3, 22, 41000, 0);   /* 2: lost; a 64-byte frame, padded */
-	ping(w, 0x4242, 4, 56, 61000, 900); /* 3 */
-	ping(w, 0x4242, 5, 56, 81000, 820); /* 4 */
-	/* 5: its OUT transfer stalls; nothing comes back */
-	uint8_t f[200];
-	size_t n = cap_icmp(f, 1, 0x4242, 6, 56);
-	cap_out(w, 2, f, (uint32_t)n, 0, 101000 * CAP_US, 101100 * CAP_US, -32);
-	/* 6: answered twice */
-	ping(w, 0x4242, 7, 56, 121000, 780);
-	n = cap_icmp(f, 0, 0x4242, 7, 56);
-	cap_in(w, 2, f, (uint32_t)n, 1514, 0, 122500 * CAP_US, 0);
-	/* a reply nobody asked for */
-	n = cap_icmp(f, 0, 0x4242, 99, 56);
-	cap_in(w, 2, f, (uint32_t)n, 1514, 0, 130000 * CAP_US, 0);
-	/* 7: the reply's data differs */
-	n = cap_icmp(f, 1, 0x4242, 8, 56);
-	cap_out(w, 2, f, (uint32_t)n, 0, 141000 * CAP_US, 141100 * CAP_US, 0);
-	n = cap_icmp(f, 0, 0x4242, 8, 56);
-	f[60] ^= 0xFF;
-	cap_in(w, 2, f, (uint32_t)n, 1514, 0, 141700 * CAP_US, 0);
-	/* 8: a second request with seq 1 takes over the key: its reply is its own */
-	ping(w, 0x4242, 1, 56, 161000, 810);
-	/* 9: a request whose completion the capture does not hold */
-	n = cap_icmp(f, 1, 0x4242, 10, 56);
-	cap_out(w, 2, f, (uint32_t)n, 0, 181000 * CAP_US, 0, 0);
-	n = cap_icmp(f, 0, 0x4242, 10, 56);
-	cap_in(w, 2, f, (uint32_t)n, 1514, 0, 182000 * CAP_US, 0);
-	/* echo requests from the device and replies from the host are not ours */
-	n = cap_icmp(f, 0, 0x1111, 1, 8);
-	f[34] = 8;
-	cap_in(w, 2, f, (uint32_t)n, 1514, 0, 190000 * CAP_US, 0);
-}
-
 static void test_icmp_turnaround(void **state)
 {
 	(void)state;
 	cap_writer w;
 	cap_open(&w);
-	icmp_script(&w);
+	cap_icmp_script(&w);
 	cap_close(&w);
 	matched m;
 	match_file(&w, "icmp.pcap", NULL, &m);
@@ -178,10 +110,10 @@ static void test_icmp_turnaround(void **state)
 
 	/* an even count: the mean of the two middle values */
 	cap_open(&w);
-	ping(&w, 1, 1, 56, 1000, 700);
-	ping(&w, 1, 2, 56, 2000, 800);
-	ping(&w, 1, 3, 56, 3000, 900);
-	ping(&w, 1, 4, 56, 4000, 1000);
+	cap_ping(&w, 1, 1, 56, 1000, 700);
+	cap_ping(&w, 1, 2, 56, 2000, 800);
+	cap_ping(&w, 1, 3, 56, 3000, 900);
+	cap_ping(&w, 1, 4, 56, 4000, 1000);
 	cap_close(&w);
 	match_file(&w, "even.pcap", NULL, &m);
 	echo_summarize(m.e, m.fs, 0, &s);
@@ -197,15 +129,15 @@ static void test_udp_nonce(void **state)
 	(void)state;
 	cap_writer w;
 	cap_open(&w);
-	udp_echo(&w, 40000, 0, 64, 1000, 0);
-	udp_echo(&w, 40000, 1, 64, 1200, 0);
+	cap_udp_echo(&w, 40000, 0, 64, 1000, 0);
+	cap_udp_echo(&w, 40000, 1, 64, 1200, 0);
 	/* replies out of order, then one more request */
 	uint8_t f[200];
 	size_t n = cap_udp(f, 0, 40000, 7, 1, 64);
 	cap_in(&w, 2, f, (uint32_t)n, 1514, 0, 2000 * CAP_US, 0);
 	n = cap_udp(f, 0, 40000, 7, 0, 64);
 	cap_in(&w, 2, f, (uint32_t)n, 1514, 0, 2300 * CAP_US, 0);
-	udp_echo(&w, 40000, 2, 32, 3000, 444);
+	cap_udp_echo(&w, 40000, 2, 32, 3000, 444);
 	/* a nonce nobody sent, in the echo flow: unmatched */
 	n = cap_udp(f, 0, 40000, 7, 77, 64);
 	cap_in(&w, 2, f, (uint32_t)n, 1514, 0, 4000 * CAP_US, 0);
@@ -213,7 +145,7 @@ static void test_udp_nonce(void **state)
 	n = cap_udp(f, 0, 5353, 5353, 0, 64);
 	cap_in(&w, 2, f, (uint32_t)n, 1514, 0, 4100 * CAP_US, 0);
 	/* a datagram to another port, and one too short for a nonce */
-	udp_echo(&w, 40001, 3, 64, 5000, 0);
+	cap_udp_echo(&w, 40001, 3, 64, 5000, 0);
 	n = cap_ipv4(f, 1, 17, 8 + 4);
 	cap_put16(f + 34, 40000);
 	cap_put16(f + 36, 7);
@@ -280,7 +212,7 @@ static void test_feed_matches_file(void **state)
 	cap_open(&w);
 	xb_capture_source *feed = capture_open_feed("virtual");
 	usbmon_set_record_fn(w.mon, capture_feed_record, feed);
-	icmp_script(&w);
+	cap_icmp_script(&w);
 	cap_close(&w);
 	capture_feed_end(feed);
 	matched m;
@@ -303,17 +235,6 @@ static void test_feed_matches_file(void **state)
 
 /* ---- Echo rate ---- */
 
-/* Requests at rate/s for step_ms, from start_us; replies to the first `answer` of them. */
-static uint64_t rate_step(cap_writer *w, uint32_t *index, uint64_t start_us, uint32_t rate,
-			  uint32_t step_ms, uint32_t answer)
-{
-	uint32_t n = rate * step_ms / 1000;
-	for (uint32_t i = 0; i < n; i++)
-		udp_echo(w, 40000, (*index)++, 64, start_us + (uint64_t)i * 1000000 / rate,
-			 i < answer ? 300 : 0);
-	return start_us + step_ms * 1000ull;
-}
-
 static void test_rate_sweep(void **state)
 {
 	(void)state;
@@ -323,16 +244,16 @@ static void test_rate_sweep(void **state)
 	uint32_t index = 0;
 	uint64_t t = 500000; /* 0.5 s */
 	/* pass 1: 100 ms steps with 20 ms gaps; the 400/s step loses 10 of its 40 */
-	t = rate_step(&w, &index, t, 100, 100, 10) + 20000;
-	t = rate_step(&w, &index, t, 200, 100, 20) + 20000;
-	t = rate_step(&w, &index, t, 400, 100, 30) + 20000;
+	t = cap_rate_step(&w, &index, t, 100, 100, 10) + 20000;
+	t = cap_rate_step(&w, &index, t, 200, 100, 20) + 20000;
+	t = cap_rate_step(&w, &index, t, 400, 100, 30) + 20000;
 	/* a reflash: pass 2 starts 1.234 s later */
 	t += 1234000;
-	t = rate_step(&w, &index, t, 100, 100, 10) + 20000;
-	t = rate_step(&w, &index, t, 200, 100, 20) + 20000;
-	t = rate_step(&w, &index, t, 400, 100, 40) + 20000;
+	t = cap_rate_step(&w, &index, t, 100, 100, 10) + 20000;
+	t = cap_rate_step(&w, &index, t, 200, 100, 20) + 20000;
+	t = cap_rate_step(&w, &index, t, 400, 100, 40) + 20000;
 	/* three stray requests long after */
-	t = rate_step(&w, &index, t + 5000000, 30, 100, 0);
+	t = cap_rate_step(&w, &index, t + 5000000, 30, 100, 0);
 	cap_close(&w);
 	matched m;
 	match_file(&w, "rate.pcap", NULL, &m);
@@ -393,14 +314,15 @@ static void test_mixed_capture(void **state)
 	(void)state;
 	cap_writer w;
 	cap_open(&w);
-	icmp_script(&w);
+	cap_icmp_script(&w);
 	uint8_t f[100];
 	size_t n = cap_arp(f);
 	cap_out(&w, 2, f, (uint32_t)n, 0, 200000 * CAP_US, 200100 * CAP_US, 0);
 	for (uint32_t i = 0; i < 5; i++)
-		udp_echo(&w, 40000, i, 64 + 16 * i, 210000 + i * 10000, i == 3 ? 0 : 600 + 10 * i);
-	ping(&w, 0x4343, 1, 1000, 300000, 1900); /* a 1042-byte frame */
-	ping(&w, 0x4343, 2, 1046, 310000, 1950); /* 1088 = 17 * 64 bytes: padded */
+		cap_udp_echo(&w, 40000, i, 64 + 16 * i, 210000 + i * 10000,
+			     i == 3 ? 0 : 600 + 10 * i);
+	cap_ping(&w, 0x4343, 1, 1000, 300000, 1900); /* a 1042-byte frame */
+	cap_ping(&w, 0x4343, 2, 1046, 310000, 1950); /* 1088 = 17 * 64 bytes: padded */
 	cap_close(&w);
 	matched m;
 	match_file(&w, "mixed.pcap", NULL, &m);

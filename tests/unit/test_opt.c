@@ -1,4 +1,5 @@
-/* test_opt: trace replay, Belady's OPT against known and brute-force results, FA LRU, 3C. */
+/* test_opt: trace replay (and its per-set and per-miss detail), Belady's OPT against known
+ * and brute-force results, FA LRU, 3C. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -347,6 +348,148 @@ static void test_second_target_replay(void **state)
 	trace_free(&t);
 }
 
+typedef struct miss_log {
+	uint32_t addr[16];
+	size_t n;
+} miss_log;
+
+static void log_miss(void *ctx, uint32_t addr)
+{
+	miss_log *m = ctx;
+	if (m->n < 16)
+		m->addr[m->n] = addr;
+	m->n++;
+}
+
+static void count_miss(void *ctx, uint32_t addr)
+{
+	(void)addr;
+	++*(uint64_t *)ctx;
+}
+
+/* The trace of test_replay_counts_after_warmup, miss by miss. */
+static void test_replay_detail_small(void **state)
+{
+	(void)state;
+	xb_target tg;
+	load_rp2040(&tg);
+	xb_trace t;
+	trace_init(&t);
+	trace_push(&t, 0x10000000);
+	trace_mark_echo(&t);
+	trace_push(&t, 0x10000000);
+	trace_push(&t, 0x10000002);
+	trace_push(&t, 0x20000000);
+	trace_push(&t, 0x10002000);
+	trace_mark_echo(&t);
+	trace_push(&t, 0x10004000);
+	trace_push(&t, 0x10000000);
+	trace_push(&t, 0x13000000);
+	trace_push(&t, 0x11004000);
+	trace_push(&t, 0x10000008); /* set 1 */
+	uint64_t *sets = malloc(1024 * sizeof *sets);
+	memset(sets, 0xff, 1024 * sizeof *sets); /* cleared by the replay */
+	miss_log log = {0};
+	xb_replay r, plain;
+	xb_err err = {{0}};
+	assert_int_equal(replay_trace_detail(&tg, &t, &r, sets, 1024, log_miss, &log, &err), 0);
+	assert_int_equal(replay_trace(&tg, &t, &plain, &err), 0);
+	assert_int_equal(r.misses, 5);
+	assert_true(memcmp(&r, &plain, sizeof r) == 0);
+	static const uint32_t want[] = {0x10002000, 0x10004000, 0x10000000, 0x13000000,
+					0x10000008};
+	assert_int_equal(log.n, 5);
+	for (size_t i = 0; i < 5; i++)
+		assert_int_equal(log.addr[i], want[i]);
+	assert_int_equal(sets[0], 4); /* the bypassing fetch counts in its offset's set */
+	assert_int_equal(sets[1], 1);
+	for (uint32_t k = 2; k < 1024; k++)
+		assert_int_equal(sets[k], 0);
+	/* either output alone; a wrong size is refused */
+	log.n = 0;
+	assert_int_equal(replay_trace_detail(&tg, &t, &r, NULL, 0, log_miss, &log, &err), 0);
+	assert_int_equal(log.n, 5);
+	assert_int_equal(replay_trace_detail(&tg, &t, &r, sets, 1024, NULL, NULL, &err), 0);
+	assert_int_equal(sets[0], 4);
+	assert_int_equal(replay_trace_detail(&tg, &t, &r, sets, 512, NULL, NULL, &err), -1);
+	assert_non_null(strstr(err.msg, "1024"));
+	free(sets);
+	trace_free(&t);
+}
+
+/* Random traces through every alias, policy and fill: the detail's counts are
+ * replay_trace's, and per set they are the cache model's own per-set misses. */
+static void test_replay_detail_matches(void **state)
+{
+	(void)state;
+	xb_target tg;
+	load_rp2040(&tg);
+	uint32_t nsets = target_sets(&tg);
+	uint64_t *sets = malloc(nsets * sizeof *sets);
+	uint64_t s = 21;
+	for (int round = 0; round < 12; round++) {
+		tg.cache.fill = round % 3 == 0 ? 4 : 8;
+		tg.cache.policy = (enum xb_policy)(round % 3);
+		int bypass = round % 2; /* the per-set statistics do not see the 0x13 alias */
+		xb_trace t;
+		trace_init(&t);
+		uint32_t pc = 0x10000100, span = 8192 + (uint32_t)(test_rand(&s) % 40000);
+		for (int i = 0; i < 60000; i++) {
+			uint64_t k = test_rand(&s) % 100;
+			if (i % 15000 == 3000)
+				trace_mark_echo(&t);
+			if (k < 80)
+				pc += 2;
+			else if (k < 95)
+				pc = 0x10000000 + (uint32_t)(test_rand(&s) % span) * 2;
+			uint32_t a = pc;
+			if (k == 99)
+				a = 0x20000000 + (uint32_t)k;
+			else if (k == 98)
+				a = pc + 0x02000000;
+			else if (k == 97)
+				a = pc + 0x01000000;
+			else if (k == 96 && bypass)
+				a = pc + 0x03000000;
+			trace_push(&t, a);
+		}
+		xb_replay r, plain;
+		xb_err err = {{0}};
+		uint64_t calls = 0;
+		assert_int_equal(replay_trace_detail(&tg, &t, &r, sets, nsets, count_miss, &calls,
+						     &err), 0);
+		assert_int_equal(replay_trace(&tg, &t, &plain, &err), 0);
+		assert_true(memcmp(&r, &plain, sizeof r) == 0);
+		assert_true(r.misses > 1000);
+		assert_int_equal(calls, r.misses);
+		uint64_t sum = 0;
+		for (uint32_t k = 0; k < nsets; k++)
+			sum += sets[k];
+		assert_int_equal(sum, r.misses);
+		if (!bypass) {
+			/* the same fetches straight into a cache model */
+			xb_cache *c = cache_new(&tg.cache, tg.flash_size, &err);
+			size_t from = trace_counted_from(&t);
+			for (size_t i = 0; i < t.n; i++) {
+				uint32_t off;
+				enum xb_alias_mode mode;
+				if (i == from)
+					cache_reset_stats(c);
+				if (target_decode_xip(&tg, t.addr[i], &off, &mode))
+					cache_access(c, off, mode);
+			}
+			for (uint32_t k = 0; k < nsets; k++) {
+				xb_cache_set_stats st;
+				cache_set_stats(c, k, &st);
+				assert_int_equal(sets[k], st.misses);
+			}
+			cache_free(c);
+		}
+		trace_free(&t);
+	}
+	free(sets);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -358,6 +501,8 @@ int main(void)
 		cmocka_unit_test(test_three_c_sums),
 		cmocka_unit_test(test_replay_bad_geometry),
 		cmocka_unit_test(test_second_target_replay),
+		cmocka_unit_test(test_replay_detail_small),
+		cmocka_unit_test(test_replay_detail_matches),
 	};
 	return cmocka_run_group_tests_name("opt", tests, NULL, NULL);
 }

@@ -1,0 +1,128 @@
+/* cmd_workbench: `xipbench workbench` and `xipbench` alone: the interactive workbench
+ * (tui/app.h) on the virtual Pico running the demo firmware (built the first time, into
+ * the user's cache folder) or on another image. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../tui/app.h"
+#include "../tui/options.h"
+#include "cli.h"
+#include "experiment.h"
+
+static double seconds_now(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + t.tv_nsec / 1e9;
+}
+
+/* The demo firmware's build folder: $XDG_CACHE_HOME/xipbench/firmware (default
+ * ~/.cache/xipbench/firmware). */
+static char *demo_folder(void)
+{
+	const char *x = getenv("XDG_CACHE_HOME");
+	if (x && *x == '/')
+		return xasprintf("%s/xipbench/firmware", x);
+	const char *home = getenv("HOME");
+	return xasprintf("%s/.cache/xipbench/firmware", home && *home ? home : "/tmp");
+}
+
+/* Builds the demo echo firmware if it is not built (make decides what is out of date);
+ * returns its ELF's path, or NULL after saying why. */
+static char *demo_firmware(void)
+{
+	char *mk = xb_data_path("firmware/Makefile");
+	if (!mk) {
+		cli_fail("workbench", "the demo firmware's sources (firmware/) were not found; give "
+				      "an image with --elf FILE");
+		return NULL;
+	}
+	*strrchr(mk, '/') = 0;
+	char *dir = demo_folder();
+	char *elf = xasprintf("%s/default/echo.elf", dir);
+	char *log = xasprintf("%s/build.log", dir);
+	xb_err err;
+	struct stat st;
+	int fresh = stat(elf, &st) != 0;
+	int rc = xb_mkdirs(dir, &err);
+	if (rc == 0) {
+		if (fresh)
+			fprintf(stderr, "xipbench: building the demo firmware into %s (once; the log is "
+					"%s)\n",
+				dir, log);
+		double t0 = seconds_now();
+		char *bd = xasprintf("BUILD_DIR=%s", dir);
+		const char *args[] = {bd, NULL};
+		rc = exp_make(mk, args, log, &err);
+		free(bd);
+		if (rc == 0 && fresh)
+			fprintf(stderr, "xipbench: the demo firmware is built (%.1f s)\n",
+				seconds_now() - t0);
+	}
+	if (rc != 0) {
+		cli_fail("workbench", "%s", err.msg);
+		free(elf);
+		elf = NULL;
+	}
+	free(log);
+	free(dir);
+	free(mk);
+	return elf;
+}
+
+static void print_usage(FILE *f)
+{
+	fputs("usage: xipbench workbench [--elf FILE [--map FILE]] [--bench virtual|probe[:SERIAL]]\n"
+	      "                          [options]\n"
+	      "       xipbench   (in a terminal: the same, on the demo firmware)\n"
+	      "\n"
+	      "The interactive workbench: live PC-sample heat per library, function and line,\n"
+	      "the cache sets of the current layout, echo rates and turnaround, on a live bench:\n"
+	      "the virtual Pico (the default: it runs the demo echo firmware, built the first\n"
+	      "time, or --elf FILE) or a real board behind a CMSIS-DAP probe. Pings and UDP\n"
+	      "echoes run at a default rate after an idle window, so the heat is alive within\n"
+	      "seconds. Every key is also a ':' command; settings come from the command line,\n"
+	      "then $XDG_CONFIG_HOME/xipbench/config (NAME = VALUE lines). docs/workbench.md\n"
+	      "describes every panel; `man xipbench` too.\n"
+	      "\n"
+	      "options:\n",
+	      f);
+	options_print_help(f);
+	fputs("\nkeys and commands:\n", f);
+	actions_print(f);
+	fputs("\nexit status: 0 done, 1 the bench, the image or a key script's wait failed, 2 usage\n"
+	      "error (an unknown option, a key script that does not parse)\n",
+	      f);
+}
+
+static int run_workbench(int argc, char **argv)
+{
+	const char *elf = NULL;
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+			print_usage(stdout);
+			return XB_EXIT_OK;
+		}
+		if (strcmp(argv[i], "--elf") == 0 || strncmp(argv[i], "--elf=", 6) == 0)
+			elf = "given";
+	}
+	char *demo = NULL;
+	if (!elf && !(demo = demo_firmware()))
+		return XB_EXIT_FAIL;
+	int rc = app_main(demo, argc, argv);
+	free(demo);
+	return rc;
+}
+
+const xb_command cmd_workbench = {
+	.name = "workbench",
+	.summary = "the interactive workbench on a live bench (the default with no command)",
+	.usage = "usage: xipbench workbench [--elf FILE] [--bench virtual|probe[:SERIAL]] [options]\n"
+		 "(`xipbench workbench --help` lists every option, key and command)\n",
+	.run = run_workbench,
+	.help = print_usage,
+};

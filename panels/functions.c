@@ -1,0 +1,393 @@
+/* functions: every function with samples in the window (and, while a filter or search
+ * names them, any function): samples, share, size, samples per byte, lines touched, the
+ * misses attributed to it and where it runs from; sortable, filterable, searchable. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "panel.h"
+#include "widgets.h"
+
+#define FUNCTIONS_SORTS "samples,share,bytes,density,lines,misses,name,address"
+enum { SORT_SAMPLES, SORT_SHARE, SORT_BYTES, SORT_DENSITY, SORT_LINES, SORT_MISSES,
+       SORT_NAME, SORT_ADDRESS };
+
+enum { COL_NAME, COL_SAMPLES, COL_SHARE, COL_BYTES, COL_DENSITY, COL_LINES, COL_MISSES,
+       COL_ADDRESS, COL_WHERE, COL_LIBRARY, NCOLS };
+
+static const wg_column functions_columns[NCOLS] = {
+	[COL_NAME] = {"function", 0, 16, XB_ALIGN_LEFT, 0, "name"},
+	[COL_SAMPLES] = {"samples", 8, 0, XB_ALIGN_RIGHT, 0, "samples"},
+	[COL_SHARE] = {"share", 7, 0, XB_ALIGN_RIGHT, 4, "share"},
+	[COL_BYTES] = {"bytes", 6, 0, XB_ALIGN_RIGHT, 5, "bytes"},
+	[COL_DENSITY] = {"per byte", 9, 0, XB_ALIGN_RIGHT, 6, "density"},
+	[COL_LINES] = {"lines", 9, 0, XB_ALIGN_RIGHT, 8, "lines"},
+	[COL_MISSES] = {"misses", 7, 0, XB_ALIGN_RIGHT, 3, "misses"},
+	[COL_ADDRESS] = {"address", 11, 0, XB_ALIGN_LEFT, 7, "address"},
+	[COL_WHERE] = {"where", 8, 0, XB_ALIGN_LEFT, 2, NULL},
+	[COL_LIBRARY] = {"library", 18, 0, XB_ALIGN_LEFT, 9, NULL},
+};
+
+typedef struct functions_state {
+	wg_list list;
+	int sort, ascending;
+	char filter[128], search[128];
+	long sel_func;        /* the selected function (kept while rows move), -1 none */
+	size_t *rows, nrows, cap;
+	double *fig;          /* per image function: its figure in the window */
+	struct functions_key *keys;
+	size_t keys_cap;
+	size_t nfig;
+	double total;         /* the share denominator */
+	xb_rect table;
+	const xb_model *m;    /* for the sort comparison */
+} functions_state;
+
+static void *functions_create(void)
+{
+	functions_state *s = xcalloc(1, sizeof *s);
+	s->sel_func = -1;
+	return s;
+}
+
+static void functions_destroy(void *st)
+{
+	functions_state *s = st;
+	if (!s)
+		return;
+	free(s->rows);
+	free(s->fig);
+	free(s->keys);
+	free(s);
+}
+
+static double functions_misses(const xb_model *m, size_t f)
+{
+	return m->func_misses ? m->func_misses[f] : NAN;
+}
+
+static uint32_t functions_lines(const xb_model *m, size_t f)
+{
+	return m->prof ? liveprof_func_lines_touched(m->prof, m->window, f) : 0;
+}
+
+/* A row's sort key, made once per sort so that comparisons stay cheap. */
+typedef struct functions_key {
+	double key;     /* descending (negated for the ascending fields); NaN last */
+	uint32_t addr;  /* ties: by address */
+	uint32_t func;
+	const char *name; /* SORT_NAME */
+} functions_key;
+
+static int functions_key_cmp(const void *pa, const void *pb)
+{
+	const functions_key *a = pa, *b = pb;
+	int r;
+	if (a->name)
+		r = strcmp(a->name, b->name);
+	else if (isnan(a->key) || isnan(b->key))
+		r = isnan(a->key) - isnan(b->key);
+	else
+		r = a->key > b->key ? -1 : a->key < b->key;
+	if (r == 0)
+		r = a->addr < b->addr ? -1 : a->addr > b->addr ? 1 : a->func < b->func ? -1 : 1;
+	return r;
+}
+
+static double functions_key_of(const functions_state *s, const xb_model *m, size_t i)
+{
+	const xb_function *f = &m->img->funcs[i];
+	switch (s->sort) {
+	case SORT_BYTES:
+		return f->size;
+	case SORT_DENSITY:
+		return f->size ? s->fig[i] / f->size : 0;
+	case SORT_LINES:
+		return functions_lines(m, i);
+	case SORT_MISSES:
+		return functions_misses(m, i);
+	case SORT_ADDRESS:
+		return -(double)f->addr;
+	}
+	return s->fig[i];
+}
+
+/* Sorts the rows by the sort field (reversed when ascending, NaN staying last). */
+static void functions_sort(functions_state *s, const xb_model *m)
+{
+	xb_grow(&s->keys, &s->keys_cap, s->nrows + 1, sizeof *s->keys);
+	for (size_t r = 0; r < s->nrows; r++) {
+		size_t i = s->rows[r];
+		double k = functions_key_of(s, m, i);
+		s->keys[r] = (functions_key){s->ascending && !isnan(k) ? -k : k,
+					     m->img->funcs[i].addr, (uint32_t)i,
+					     s->sort == SORT_NAME ? m->img->funcs[i].name : NULL};
+	}
+	qsort(s->keys, s->nrows, sizeof *s->keys, functions_key_cmp);
+	if (s->sort == SORT_NAME && s->ascending)
+		for (size_t r = 0; r < s->nrows / 2; r++) {
+			functions_key t = s->keys[r];
+			s->keys[r] = s->keys[s->nrows - 1 - r];
+			s->keys[s->nrows - 1 - r] = t;
+		}
+	for (size_t r = 0; r < s->nrows; r++)
+		s->rows[r] = s->keys[r].func;
+}
+
+/* The rows: functions (first aliases) with samples, and those the filter or the search
+ * names; sorted; the selection follows its function. */
+static void functions_rows(functions_state *s, const xb_model *m)
+{
+	s->nrows = 0;
+	s->m = m;
+	size_t n = m->img ? m->img->nfuncs : 0;
+	xb_grow(&s->rows, &s->cap, n + 1, sizeof *s->rows);
+	if (s->nfig < n + 1) {
+		free(s->fig);
+		s->fig = xmalloc((n + 1) * sizeof *s->fig);
+		s->nfig = n + 1;
+	}
+	s->total = wg_busy_total(m, NULL);
+	for (size_t i = 0; i < n; i++) {
+		const xb_function *f = &m->img->funcs[i];
+		if (f->alias_of >= 0)
+			continue;
+		s->fig[i] = m->prof ? liveprof_func(m->prof, m->window, i) : 0;
+		int keep = s->filter[0] ? wg_match(f->name, s->filter)
+					: s->fig[i] > 0 ||
+						  (s->search[0] && wg_match(f->name, s->search));
+		if (keep)
+			s->rows[s->nrows++] = i;
+	}
+	functions_sort(s, m);
+	if (s->sel_func >= 0)
+		for (size_t r = 0; r < s->nrows; r++)
+			if ((long)s->rows[r] == s->sel_func) {
+				s->list.sel = r;
+				break;
+			}
+	if (s->list.sel >= s->nrows)
+		s->list.sel = s->nrows ? s->nrows - 1 : 0;
+	s->sel_func = s->nrows ? (long)s->rows[s->list.sel] : -1;
+}
+
+static void functions_cell(void *ctx, size_t row, int col, char *buf, size_t cap, int *el)
+{
+	const functions_state *s = ctx;
+	const xb_model *m = s->m;
+	size_t i = s->rows[row];
+	const xb_function *f = &m->img->funcs[i];
+	double v = s->fig[i];
+	char a[WG_NUM];
+	switch (col) {
+	case COL_NAME:
+		snprintf(buf, cap, "%s", f->name);
+		if (!(v > 0))
+			*el = XB_EL_DIM;
+		break;
+	case COL_SAMPLES:
+		snprintf(buf, cap, "%s", wg_count(a, v));
+		*el = wg_heat_el(s->total > 0 ? v / s->total : 0);
+		break;
+	case COL_SHARE:
+		snprintf(buf, cap, "%s", wg_percent(a, s->total > 0 ? 100 * v / s->total : NAN));
+		break;
+	case COL_BYTES:
+		snprintf(buf, cap, "%u", f->size);
+		break;
+	case COL_DENSITY:
+		snprintf(buf, cap, "%s", f->size ? wg_fixed(a, v / f->size, 2) : "-");
+		break;
+	case COL_LINES: {
+		uint32_t first = 0, count = 0;
+		if (m->prof)
+			liveprof_func_lines(m->prof, i, &first, &count);
+		snprintf(buf, cap, "%u/%u", functions_lines(m, i), count);
+		break;
+	}
+	case COL_MISSES:
+		snprintf(buf, cap, "%s", wg_count(a, functions_misses(m, i)));
+		break;
+	case COL_ADDRESS:
+		snprintf(buf, cap, "0x%08x", f->addr);
+		break;
+	case COL_WHERE:
+		wg_placement(buf, cap, m, f->addr, f->region);
+		if (f->region != XB_REGION_FLASH)
+			*el = XB_EL_GOOD;
+		break;
+	case COL_LIBRARY:
+		snprintf(buf, cap, "%s", f->library >= 0 && (size_t)f->library < m->img->nlibraries
+						 ? m->img->libraries[f->library].group : "");
+		*el = XB_EL_DIM;
+		break;
+	}
+}
+
+/* The line above the table: how many functions, which window, what the figures are. */
+static void functions_header(const functions_state *s, const xb_model *m, xb_canvas *c,
+			     xb_rect in)
+{
+	wg_pen p = wg_pen_at(c, in, 0);
+	if (!m->img) {
+		wg_put(&p, XB_EL_DIM, "no image loaded");
+		return;
+	}
+	size_t sampled = 0, n = 0;
+	for (size_t i = 0; i < m->img->nfuncs; i++)
+		if (m->img->funcs[i].alias_of < 0) {
+			n++;
+			sampled += s->fig[i] > 0;
+		}
+	char a[WG_NUM], b[96], sub[96];
+	snprintf(a, sizeof a, "%zu", sampled);
+	snprintf(b, sizeof b, " of %zu functions with samples", n);
+	wg_item(&p, a, b);
+	if (s->filter[0]) {
+		snprintf(a, sizeof a, "%zu", s->nrows);
+		wg_item(&p, a, " match the filter");
+	}
+	wg_item(&p, wg_window_name(m->window), NULL);
+	wg_item(&p, wg_count(a, s->total), " samples");
+	if (!wg_item(&p, NULL, wg_subtract_text(sub, sizeof sub, m)))
+		wg_item(&p, NULL, m->subtract ? "idle subtracted" : "idle not subtracted");
+	if (m->func_misses) {
+		snprintf(b, sizeof b, "misses per echo from %s",
+			 m->func_misses_from ? m->func_misses_from : "?");
+		wg_item(&p, NULL, b);
+	}
+	else
+		wg_item(&p, NULL, "misses per echo not known");
+}
+
+static void functions_draw(void *st, const xb_model *m, xb_canvas *c, xb_rect r, int focused)
+{
+	functions_state *s = st;
+	char title[200];
+	int k = snprintf(title, sizeof title, "Functions");
+	if (s->filter[0])
+		snprintf(title + k, sizeof title - (size_t)k, " filter '%s'", s->filter);
+	xb_rect in = panel_frame(c, r, title, focused);
+	s->table = (xb_rect){0, 0, 0, 0};
+	if (in.w <= 0 || in.h <= 0)
+		return;
+	functions_rows(s, m);
+	functions_header(s, m, c, in);
+	xb_rect tr;
+	rect_split_rows(in, 1, NULL, &tr);
+	s->table = tr;
+	/* the name column as wide as the longest name, the rest blank at the right */
+	wg_column cols[NCOLS];
+	memcpy(cols, functions_columns, sizeof cols);
+	for (size_t row = 0; row < s->nrows; row++) {
+		int w = canvas_width(m->img->funcs[s->rows[row]].name);
+		cols[COL_NAME].max = w > cols[COL_NAME].max ? w : cols[COL_NAME].max;
+	}
+	char f[32];
+	wg_table t = {
+		.cols = cols,
+		.ncols = NCOLS,
+		.nrows = s->nrows,
+		.sort = wg_field(FUNCTIONS_SORTS, s->sort, f, sizeof f),
+		.ascending = s->ascending ^ (s->sort == SORT_NAME || s->sort == SORT_ADDRESS),
+		.empty = !m->img ? "" : s->filter[0] ? "no function matches the filter"
+				      : "no samples in this window",
+		.focused = focused,
+		.ctx = s,
+		.cell = functions_cell,
+	};
+	wg_table_draw(c, tr, &t, &s->list);
+	s->sel_func = s->nrows ? (long)s->rows[s->list.sel] : -1;
+}
+
+/* Selects the next row (dir 1) or previous (-1) whose name holds the search text. */
+static int functions_search(functions_state *s, const xb_model *m, int dir, int skip,
+			    xb_panel_result *res)
+{
+	if (!s->search[0])
+		return wg_message(res, 1, "no search yet: search TEXT");
+	functions_rows(s, m);
+	size_t n = s->nrows;
+	for (size_t k = skip ? 1 : 0; k < n + (size_t)skip; k++) {
+		size_t row = dir > 0 ? (s->list.sel + k) % n : (s->list.sel + n - k % n) % n;
+		if (wg_match(m->img->funcs[s->rows[row]].name, s->search)) {
+			s->list.sel = row;
+			s->sel_func = (long)s->rows[row];
+			return res->flags = XB_PANEL_REDRAW;
+		}
+	}
+	return wg_message(res, 1, "no function matches '%s'", s->search);
+}
+
+static int functions_command(void *st, const xb_model *m, const char *verb, const char *arg,
+			     xb_panel_result *res)
+{
+	functions_state *s = st;
+	res->flags = 0;
+	functions_rows(s, m);
+	if (wg_list_move(&s->list, s->nrows, verb)) {
+		s->sel_func = s->nrows ? (long)s->rows[s->list.sel] : -1;
+		return res->flags = XB_PANEL_REDRAW;
+	}
+	if (strcmp(verb, "sort") == 0) {
+		int k = wg_choose(FUNCTIONS_SORTS, "sort field", s->sort, arg, res);
+		if (k < 0)
+			return res->flags;
+		/* the same field again turns the order round */
+		s->ascending = arg && *arg && k == s->sort ? !s->ascending : 0;
+		s->sort = k;
+		/* a new order starts at its top */
+		s->list.sel = s->list.top = 0;
+		s->sel_func = -1;
+		char f[32];
+		return wg_message(res, 0, "functions sorted by %s%s",
+				  wg_field(FUNCTIONS_SORTS, k, f, sizeof f),
+				  s->ascending ? ", reversed" : "");
+	}
+	if (strcmp(verb, "filter") == 0) {
+		snprintf(s->filter, sizeof s->filter, "%s", arg ? arg : "");
+		s->list.sel = s->list.top = 0;
+		s->sel_func = -1;
+		return res->flags = XB_PANEL_REDRAW;
+	}
+	if (strcmp(verb, "search") == 0) {
+		snprintf(s->search, sizeof s->search, "%s", arg ? arg : "");
+		return functions_search(s, m, 1, 0, res);
+	}
+	if (strcmp(verb, "next") == 0 || strcmp(verb, "prev") == 0)
+		return functions_search(s, m, verb[0] == 'n' ? 1 : -1, 1, res);
+	return res->flags = XB_PANEL_UNHANDLED;
+}
+
+static int functions_mouse(void *st, const xb_model *m, xb_rect r, const xb_mouse *ev,
+			   xb_panel_result *res)
+{
+	functions_state *s = st;
+	(void)r;
+	res->flags = 0;
+	if (ev->kind == XB_MOUSE_WHEEL_UP || ev->kind == XB_MOUSE_WHEEL_DOWN) {
+		for (int i = 0; i < 3; i++)
+			functions_command(st, m, ev->kind == XB_MOUSE_WHEEL_UP ? "up" : "down",
+					  NULL, res);
+		return res->flags;
+	}
+	functions_rows(s, m);
+	long row = wg_table_row_at(s->table, &s->list, s->nrows, ev->y);
+	if (row < 0 || ev->x < s->table.x || ev->x >= s->table.x + s->table.w)
+		return res->flags = XB_PANEL_UNHANDLED;
+	s->list.sel = (size_t)row;
+	s->sel_func = (long)s->rows[row];
+	return res->flags = XB_PANEL_REDRAW;
+}
+
+const xb_panel_ops panel_functions = {
+	.name = "functions",
+	.title = "Functions",
+	.sorts = FUNCTIONS_SORTS,
+	.modes = NULL,
+	.create = functions_create,
+	.destroy = functions_destroy,
+	.draw = functions_draw,
+	.command = functions_command,
+	.mouse = functions_mouse,
+};

@@ -1,0 +1,256 @@
+#!/bin/sh
+# test_workbench: the workbench in a real terminal (tmux) on the virtual Pico running the echo
+# firmware: the libraries panel's shares against the batch profile of the same image
+# (`xipbench experiment`'s ping profile through `xipbench info --samples`), the echoes panel's
+# turnaround against `xipbench sim run --ping`, every panel by key and by ':' command,
+# resizing down to 20x5, every theme and NO_COLOR, a lost and a faulting probe, `q` and
+# `:quit` leaving the terminal as it was, a crash signal restoring it; headless: misses per
+# echo against `sim run --ping` (live equals batch) and a key script with garbage. Under
+# `make check-asan` the same runs use the sanitizer build; its reports fail the test.
+. tests/integration/lib.sh
+LC_ALL=C.UTF-8
+export LC_ALL
+
+if ! command -v tmux >/dev/null 2>&1; then
+	echo "ok 1 # SKIP tmux is not installed"
+	exit 0
+fi
+W=$XB_WORK
+
+# ---- The image and the batch figures it is compared with ----
+if ! "$XIPBENCH" experiment --quick --layouts stock --out "$W/exp" --json >"$W/exp.json" \
+	2>"$W/exp.log"; then
+	not_ok "the batch profile (xipbench experiment --quick --layouts stock)"
+	tail -n 5 "$W/exp.log" | sed 's/^/# /'
+	finish
+	exit 1
+fi
+ELF="$W/exp/fw/default/echo.elf"
+ok "the batch profile of $ELF"
+"$XIPBENCH" info "$ELF" --samples "$W/exp/profiles/ping.samples" --json >"$W/info.json"
+"$XIPBENCH" sim run --elf "$ELF" --ping 300 --json >"$W/simrun.json"
+batch_turn=$(jq '.ping.turnaround_ms.median' "$W/simrun.json")
+batch_miss=$(jq '.ping.misses_per_echo' "$W/simrun.json")
+echo "# sim run --ping 300: turnaround $batch_turn ms, $batch_miss misses per echo"
+
+# ---- tmux ----
+SOCK="xb-wb-$$"
+T() { tmux -L "$SOCK" -f "$W/tmux.conf" "$@"; }
+trap 'T kill-server >/dev/null 2>&1' EXIT INT TERM
+if infocmp tmux-256color >/dev/null 2>&1; then TT=tmux-256color; else TT=screen-256color; fi
+printf 'set -g default-terminal %s\nset -g history-limit 100\n' "$TT" >"$W/tmux.conf"
+
+# wait_for SECONDS COMMAND...: polls until the command succeeds, for at most SECONDS.
+wait_for() {
+	limit=$(($1 * 20))
+	shift
+	i=0
+	while [ $i -lt $limit ]; do
+		"$@" >/dev/null 2>&1 && return 0
+		sleep 0.05
+		i=$((i + 1))
+	done
+	return 1
+}
+pane() { T capture-pane -p -t "$1"; }
+pane_has() { pane "$1" | grep -qF -- "$2"; }
+pane_matches() { pane "$1" | grep -qE -- "$2"; }
+flag() { T display -p -t "$1" "#{$2}"; }
+keys() { T send-keys -t "$@"; }
+
+# start NAME WIDTH HEIGHT ENV ARGS...: a pane that runs the workbench and then reports its
+# exit status and stays.
+start() {
+	name=$1 w=$2 h=$3 envs=$4
+	shift 4
+	cat >"$W/$name.sh" <<EOF
+printf 'shell before\n'
+stty -g >"$W/$name.stty-before"
+env $envs "$XIPBENCH" workbench --elf "$ELF" --no-config $* 2>"$W/$name.err"
+echo "exit status \$?"
+stty -g >"$W/$name.stty-after"
+exec cat
+EOF
+	T new-session -d -s "$name" -x "$w" -y "$h" "sh '$W/$name.sh'"
+}
+
+# restored NAME STATUS: the workbench ended with STATUS and the terminal is as it was.
+restored() {
+	if wait_for 20 pane_has "$1" "exit status $2"; then ok "$1: exits with status $2"; else
+		not_ok "$1: no 'exit status $2'"
+		pane "$1" | sed 's/^/# /' | tail -n 15
+		sed 's/^/# /' "$W/$1.err" | tail -n 5
+	fi
+	pane_has "$1" "shell before" && [ "$(flag "$1" alternate_on)" = 0 ] &&
+		ok "$1: the normal screen is back" || not_ok "$1: still on the alternate screen"
+	[ "$(flag "$1" cursor_flag)" = 1 ] && ok "$1: the cursor is shown" ||
+		not_ok "$1: the cursor is hidden"
+	m="$(flag "$1" mouse_standard_flag)$(flag "$1" mouse_button_flag)$(flag "$1" mouse_sgr_flag)"
+	[ "$m" = 000 ] && ok "$1: mouse reporting is off" || not_ok "$1: mouse reporting left on"
+	wait_for 5 test -s "$W/$1.stty-after"
+	cmp -s "$W/$1.stty-before" "$W/$1.stty-after" && ok "$1: the tty modes are as before" ||
+		not_ok "$1: the tty modes changed"
+}
+
+# sanitizers: a report in the workbench's standard error fails the run
+clean() {
+	if grep -qE 'ERROR: AddressSanitizer|runtime error:|LeakSanitizer' "$W/$1.err"; then
+		not_ok "$1: sanitizer report"
+		grep -E -A5 'ERROR|runtime error' "$W/$1.err" | head -n 20 | sed 's/^/# /'
+	else
+		ok "$1: no sanitizer report"
+	fi
+}
+
+# ---- The main run: pings only, 200x60 ----
+start main 200 60 "" --udp-rate 0 --idle-seconds 2 --window all
+if wait_for 60 pane_matches main 'running *│?$|running$'; then ok "main: running after bring-up"; else
+	not_ok "main: never running"
+	pane main | sed 's/^/# /' | head -n 5
+fi
+wait_for 60 pane_matches main 'IP stack +[0-9]' && ok "main: the libraries panel shows the IP stack" ||
+	not_ok "main: no IP stack row"
+# 10 s of pings: the sliding windows fill
+sleep_until() { # SECONDS: the bench's own clock is not visible, so wait on wall time, bounded
+	i=0
+	while [ $i -lt $(($1 * 10)) ]; do sleep 0.1; i=$((i + 1)); done
+}
+sleep_until 12
+keys main 1
+sleep 0.3
+pane main >"$W/libraries.txt"
+# the groups' shares, live and batch
+awk -F'│' '/ %/ { s = $2; if (match(s, /^[A-Za-z][A-Za-z ]*[a-z0-9] +[0-9.]+k? +[0-9.]+ %/)) {
+	line = substr(s, 1, RLENGTH); n = split(line, f, " +"); name = f[1];
+	for (i = 2; i < n - 2; i++) name = name " " f[i]; print name "\t" f[n - 1] } }' \
+	"$W/libraries.txt" | head -n 20 >"$W/live-shares.txt"
+jq -r '.groups[] | "\(.name)\t\(.share)"' "$W/info.json" >"$W/batch-shares.txt"
+checked=0 bad=""
+while IFS='	' read -r name live; do
+	batch=$(awk -F'\t' -v n="$name" '$1 == n { print $2 }' "$W/batch-shares.txt")
+	[ -n "$batch" ] || continue
+	checked=$((checked + 1))
+	echo "# $name: live $live %, batch $batch %"
+	awk -v a="$live" -v b="$batch" 'BEGIN { d = a - b; exit !(d < 5 && d > -5) }' || bad="$bad $name"
+done <"$W/live-shares.txt"
+if [ "$checked" -ge 4 ] && [ -z "$bad" ]; then
+	ok "main: $checked groups' shares agree with the batch profile within 5 percentage points"
+else
+	not_ok "main: shares differ for:$bad ($checked compared)"
+	sed 's/^/# /' "$W/libraries.txt" | head -n 20
+fi
+
+keys main 4
+wait_for 5 pane_has main "Echoes" && ok "main: key 4 shows the echoes panel" || not_ok "main: key 4"
+turn=$(pane main | sed -n 's/.*turnaround \([0-9.]*\) ms.*/\1/p' | head -n 1)
+echo "# live turnaround $turn ms, sim run $batch_turn ms"
+awk -v a="$turn" -v b="$batch_turn" 'BEGIN { exit !(a > 0 && (a - b) / b < 0.05 && (b - a) / b < 0.05) }' &&
+	ok "main: the turnaround is within 5 % of sim run --ping" ||
+	not_ok "main: turnaround $turn ms vs $batch_turn ms"
+
+# every panel by key and by ':' command
+for p in "1 Libraries libraries" "2 Functions functions" "3 Cache_sets cachesets" \
+	"4 Echoes echoes" "5 Log log" "? Help help"; do
+	set -- $p
+	title=$(echo "$2" | tr _ ' ')
+	keys main :view Enter single Enter
+	keys main "$1"
+	wait_for 5 pane_has main "┤ $title" && ok "main: key $1 shows $title" ||
+		not_ok "main: key $1 does not show $title"
+	keys main Escape 1
+	keys main ":$3" Enter
+	wait_for 5 pane_has main "┤ $title" && ok "main: :$3 shows $title" ||
+		not_ok "main: :$3 does not show $title"
+done
+keys main :view Space auto Enter
+
+# themes: each changes the colours the terminal gets
+for t in light high-contrast mono dark; do
+	keys main ":theme $t" Enter
+	wait_for 5 pane_has main "theme $t" && ok "main: :theme $t" || not_ok "main: :theme $t"
+	T capture-pane -e -p -t main >"$W/theme-$t.txt"
+done
+grep -q '38;5;' "$W/theme-dark.txt" && ok "main: the dark theme draws in 256 colours" ||
+	not_ok "main: no 256-colour codes in the dark theme"
+grep -q '38;5;\|\[3[0-7]m' "$W/theme-mono.txt" && not_ok "main: the mono theme has colours" ||
+	ok "main: the mono theme draws without colours"
+cmp -s "$W/theme-light.txt" "$W/theme-dark.txt" && not_ok "main: light looks like dark" ||
+	ok "main: light and dark differ"
+
+# a probe that goes away, and one that answers FAULT: said, samples kept, resumed
+keys main 1 ":window all" Enter
+before=$(pane main | sed -n 's/.* \([0-9][0-9]*\) samples .*/\1/p' | head -n 1)
+keys main ":probe drop" Enter
+wait_for 10 pane_has main "the probe is gone" && ok "main: a dropped probe is reported" ||
+	not_ok "main: no report of the dropped probe"
+wait_for 20 pane_matches main 'running *│?$|running$' && ok "main: it reconnects and runs again" ||
+	not_ok "main: no reconnection"
+after=$(pane main | sed -n 's/.* \([0-9][0-9]*\) samples .*/\1/p' | head -n 1)
+[ -n "$before" ] && [ -n "$after" ] && [ "$after" -ge "$before" ] &&
+	ok "main: the samples are kept ($before, then $after)" ||
+	not_ok "main: samples before $before, after $after"
+keys main ":probe fault" Enter
+wait_for 10 pane_has main "FAULT" && ok "main: a target answering FAULT is reported" ||
+	not_ok "main: no FAULT report"
+keys main ":probe normal" Enter
+wait_for 20 pane_matches main 'running *│?$|running$' && ok "main: it recovers from FAULT" ||
+	not_ok "main: no recovery from FAULT"
+
+# resize 200x60 -> 80x24 -> 20x5 -> 80x24
+T resize-window -t main -x 80 -y 24
+wait_for 5 pane_matches main '^ xipbench' && ok "main: redrawn at 80x24" || not_ok "main: not redrawn at 80x24"
+T resize-window -t main -x 20 -y 5
+wait_for 5 pane_has main "too small" && ok "main: a notice at 20x5" || not_ok "main: no notice at 20x5"
+T resize-window -t main -x 80 -y 24
+wait_for 5 pane_matches main '^ xipbench' && ok "main: back at 80x24" || not_ok "main: gone after 20x5"
+keys main q
+restored main 0
+clean main
+
+# ---- :quit, NO_COLOR ----
+start nocolor 100 30 "NO_COLOR=1" --udp-rate 0
+wait_for 60 pane_matches nocolor 'IP stack|bringing up|recording|running' || true
+T capture-pane -e -p -t nocolor >"$W/nocolor.txt"
+grep -q '38;5;\|\[3[0-7]m\|\[4[0-7]m' "$W/nocolor.txt" && not_ok "nocolor: colours with NO_COLOR" ||
+	ok "nocolor: NO_COLOR draws without colours"
+keys nocolor :quit Enter
+restored nocolor 0
+clean nocolor
+
+# ---- a crash signal restores the terminal and keeps the signal's status ----
+for sig in SEGV ABRT; do
+	start crash$sig 100 30 "" --udp-rate 0
+	wait_for 60 pane_matches crash$sig '^ xipbench'
+	pid=$(pgrep -n -f "workbench --elf $ELF --no-config --udp-rate 0")
+	[ -n "$pid" ] && kill -$sig "$pid"
+	case $sig in SEGV) code=139 ;; *) code=134 ;; esac
+	restored crash$sig $code
+done
+
+# ---- headless: live equals batch, and a key script with garbage ----
+cat >"$W/live.keys" <<EOF
+:wait running 60
+:wait seconds 12 120
+:echoes
+:dump $W/live.dump
+:quit
+EOF
+if "$XIPBENCH" workbench --elf "$ELF" --no-config --headless --udp-rate 0 --keys "$W/live.keys" \
+	--size 120x40 2>"$W/live.err"; then ok "headless: the script ran"; else
+	not_ok "headless: exit status $?"
+	tail -n 5 "$W/live.err" | sed 's/^/# /'
+fi
+clean live
+live_miss=$(sed -n 's/.*misses\/echo \([0-9.]*\).*/\1/p' "$W/live.dump" | head -n 1)
+echo "# live $live_miss misses per echo (idle subtracted), sim run --ping 300: $batch_miss"
+awk -v a="$live_miss" -v b="$batch_miss" 'BEGIN { exit !(a > 0 && (a - b) / b < 0.02 && (b - a) / b < 0.02) }' &&
+	ok "headless: misses per echo within 2 % of sim run --ping" ||
+	not_ok "headless: $live_miss vs $batch_miss misses per echo"
+
+printf 'q\n:wait running\n<Tab><Foo>\n' >"$W/bad.keys"
+check_fails "a key script with garbage names the line" "bad.keys:3: .*<Foo>" \
+	"$XIPBENCH" workbench --elf "$ELF" --no-config --headless --keys "$W/bad.keys"
+printf ':theme dark\n:sort\n:frobnicate 3\n' >"$W/bad2.keys"
+check_fails "an unknown command names its line" "bad2.keys:3: unknown command 'frobnicate'" \
+	"$XIPBENCH" workbench --elf "$ELF" --no-config --headless --keys "$W/bad2.keys"
+finish

@@ -1,0 +1,365 @@
+/* app: the workbench application: options, the session, the panels, the theme, and the model
+ * the panels draw, gathered from the session once per frame. */
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "app.h"
+#include "term.h"
+
+/* ---- Messages ---- */
+
+void app_message(xb_app *a, int error, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(a->msg, sizeof a->msg, fmt, ap);
+	va_end(ap);
+	a->msg_error = error;
+	if (a->s && error)
+		logring_add(session_log_mut(a->s), session_now(a->s), XB_LOG_XIPBENCH, XB_LOG_WARN,
+			    a->msg);
+	a->dirty = a->dirty ? a->dirty : 1;
+}
+
+/* ---- Panels ---- */
+
+int app_panel_index(const xb_app *a, const char *name)
+{
+	for (size_t i = 0; i < a->npanels; i++)
+		if (strcmp(a->ops[i]->name, name) == 0)
+			return (int)i;
+	return -1;
+}
+
+static int panel_result(xb_app *a, size_t i, const char *verb, const xb_panel_result *res,
+			char *msg, size_t cap)
+{
+	int flags = 0;
+	if (res->flags & XB_PANEL_REDRAW)
+		flags |= XB_ACT_REDRAW;
+	if (res->flags & XB_PANEL_SWITCH) {
+		int j = app_panel_index(a, res->target);
+		if (j >= 0)
+			a->focus = (size_t)j;
+		flags |= XB_ACT_REDRAW;
+	}
+	if (res->flags & XB_PANEL_UNHANDLED) {
+		snprintf(msg, cap, "the %s panel has no '%s'", a->ops[i]->title, verb);
+		return flags | XB_ACT_ERROR | XB_ACT_MESSAGE;
+	}
+	if (res->flags & (XB_PANEL_MESSAGE | XB_PANEL_ERROR)) {
+		snprintf(msg, cap, "%s", res->msg);
+		flags |= XB_ACT_MESSAGE | (res->flags & XB_PANEL_ERROR ? XB_ACT_ERROR : 0);
+	}
+	return flags;
+}
+
+int app_panel_command(xb_app *a, long i, const char *verb, const char *arg, char *msg,
+		      size_t cap)
+{
+	size_t k = i < 0 ? a->focus : (size_t)i;
+	xb_panel_result res = {0};
+	a->ops[k]->command(a->pst[k], &a->model, verb, arg, &res);
+	return panel_result(a, k, verb, &res, msg, cap);
+}
+
+/* ---- Theme ---- */
+
+int app_set_theme(xb_app *a, const char *name, char *msg, size_t cap)
+{
+	xb_theme t;
+	xb_err err;
+	if (theme_load(&t, name, &err) != 0) {
+		snprintf(msg, cap, "%s", err.msg);
+		return XB_ACT_ERROR | XB_ACT_MESSAGE | XB_ACT_REDRAW;
+	}
+	a->theme = t;
+	if (a->term_open) {
+		term_set_theme(&a->theme);
+		term_invalidate();
+	}
+	snprintf(msg, cap, "theme %s%s", a->theme.name,
+		 a->colours == 0 ? " (no colours here: its monochrome attributes)" : "");
+	return XB_ACT_MESSAGE | XB_ACT_REDRAW;
+}
+
+/* ---- The model ---- */
+
+/* The layout's name: the folder of a relinked image (layouts/NAME/...), else "as linked". */
+static void layout_name(const char *elf, char *out, size_t cap)
+{
+	const char *p = elf ? strstr(elf, "/layouts/") : NULL;
+	if (!p) {
+		snprintf(out, cap, "as linked");
+		return;
+	}
+	p += 9;
+	snprintf(out, cap, "%.*s", (int)strcspn(p, "/"), p);
+}
+
+void app_update_model(xb_app *a)
+{
+	static char layout[64], state[600], bench[200];
+	xb_model *m = &a->model;
+	xb_session *s = a->s;
+	xb_bench_state bs;
+	session_bench_state(s, &bs);
+	xb_session_figures f;
+	session_figures(s, &f);
+	snprintf(bench, sizeof bench, "%s", session_bench_name(s));
+	m->bench = bench;
+	m->image = session_image_path(s);
+	layout_name(m->image, layout, sizeof layout);
+	m->layout = layout;
+	const xb_report *st = session_status(s);
+	m->alert = st->status != XB_STATUS_OK;
+	/* a new problem also goes to the message line, whole */
+	if (m->alert && strcmp(st->msg, a->last_status) != 0)
+		app_message(a, 1, "%s", st->msg);
+	snprintf(a->last_status, sizeof a->last_status, "%s", m->alert ? st->msg : "");
+	if (m->alert)
+		snprintf(state, sizeof state, "%s", st->msg);
+	else if (session_job(s, NULL) == XB_JOB_RUNNING)
+		snprintf(state, sizeof state, "%s", session_job_progress(s));
+	else
+		snprintf(state, sizeof state, "%s", session_phase_text(s));
+	m->state = state;
+	m->speed = bs.is_virtual ? bs.speed : NAN;
+	m->paused = bs.paused;
+	m->ratio = bs.ratio;
+	m->bench_seconds = (double)bs.now_ns / 1e9;
+	m->now_ns = session_now(s);
+	m->echo_rate = f.echo_rate;
+	m->turnaround_ms = f.turnaround_ms;
+	m->misses_per_echo = f.misses_per_echo;
+	m->misses_per_s = f.misses_per_s;
+	m->idle_misses_per_s = f.idle_misses_per_s;
+	m->hit_rate = f.hit_rate;
+	m->loss = f.loss;
+	m->sample_rate = f.sample_rate;
+	m->echoes = f.replies;
+	m->samples = f.samples;
+	m->samples_lost = f.samples_lost;
+	m->ping_rate = f.ping_rate;
+	m->ping_size = f.ping_size;
+	m->udp_rate = f.udp_rate;
+	m->udp_size = f.udp_size;
+	m->sweep = f.sweep;
+	m->sweep_step = f.sweep_step;
+	m->sweep_steps = f.sweep_steps;
+	m->sweep_peak = f.sweep_peak;
+	m->tg = session_target(s);
+	m->img = session_image(s);
+	m->prof = session_profile(s);
+	m->src = session_srclines(s);
+	m->sets = session_sets(s, m->window);
+	m->func_misses = session_func_misses(s, &m->func_misses_from);
+	m->series[XB_SERIES_TURNAROUND] = session_series(s, XB_SS_TURNAROUND);
+	m->series[XB_SERIES_ECHO_RATE] = session_series(s, XB_SS_ECHO_RATE);
+	m->series[XB_SERIES_MISSES_PER_ECHO] = session_series(s, XB_SS_MISSES_PER_ECHO);
+	m->series[XB_SERIES_HIT_RATE] = session_series(s, XB_SS_HIT_RATE);
+	m->log = session_log(s);
+	m->help = a->help;
+	m->nhelp = a->nhelp;
+}
+
+/* ---- Start ---- */
+
+static void progress(void *ctx, const char *msg)
+{
+	(void)ctx;
+	fprintf(stderr, "xipbench: %s\n", msg);
+}
+
+static int parse_size(const char *s, int *w, int *h)
+{
+	char *end;
+	long x = strtol(s, &end, 10);
+	if (*end != 'x')
+		return -1;
+	long y = strtol(end + 1, &end, 10);
+	if (*end || x < 1 || y < 1 || x > 2000 || y > 1000)
+		return -1;
+	*w = (int)x;
+	*h = (int)y;
+	return 0;
+}
+
+static int open_session(xb_app *a, const char *elf)
+{
+	xb_session_options so;
+	session_options_init(&so);
+	so.tg = &a->tg;
+	so.elf = elf;
+	so.map = options_text(&a->opt, "map");
+	so.groups = options_text(&a->opt, "groups");
+	so.ping_rate = options_number(&a->opt, "ping-rate");
+	so.ping_size = (unsigned)options_number(&a->opt, "ping-size");
+	so.udp_rate = options_number(&a->opt, "udp-rate");
+	so.udp_size = (unsigned)options_number(&a->opt, "udp-size");
+	so.idle_seconds = options_number(&a->opt, "idle-seconds");
+	so.progress = progress;
+	const char *bench = options_text(&a->opt, "bench");
+	if (bench && strncmp(bench, "probe", 5) == 0) {
+		so.bench = XB_SESSION_PROBE;
+		if (bench[5] == ':')
+			so.probe.serial = bench + 6;
+		so.probe.socket = options_text(&a->opt, "probe-socket");
+	} else if (bench && strcmp(bench, "virtual") != 0) {
+		fprintf(stderr, "xipbench workbench: --bench %s: virtual, probe or probe:SERIAL\n", bench);
+		return -1;
+	} else {
+		so.virt.speed = options_number(&a->opt, "speed");
+	}
+	xb_report rep;
+	a->s = session_open(&so, &rep);
+	if (!a->s) {
+		fprintf(stderr, "xipbench workbench: %s\n", rep.msg);
+		return -1;
+	}
+	const char *trace = options_text(&a->opt, "trace");
+	if (trace && session_load_trace(a->s, trace, &rep) != 0)
+		logring_add(session_log_mut(a->s), 0, XB_LOG_XIPBENCH, XB_LOG_ERROR, rep.msg);
+	return 0;
+}
+
+static int open_screen(xb_app *a)
+{
+	const char *col = options_text(&a->opt, "colours");
+	int force = !col || strcmp(col, "auto") == 0 ? -1 : atoi(col);
+	int no_color = getenv("NO_COLOR") != NULL;
+	if (a->headless) {
+		int w = 200, h = 60;
+		const char *size = options_text(&a->opt, "size");
+		if (size && parse_size(size, &w, &h) != 0) {
+			fprintf(stderr, "xipbench workbench: --size %s: WIDTHxHEIGHT, e.g. 200x60\n", size);
+			return -1;
+		}
+		a->cv = canvas_new(w, h);
+		a->colours = force >= 0 ? force : no_color ? 0 : 256;
+	} else {
+		xb_term_options to = {.mouse = options_flag(&a->opt, "mouse"), .colours = force};
+		xb_err err;
+		if (term_open(&to, &err) != 0) {
+			fprintf(stderr, "xipbench workbench: %s (without a terminal: --headless "
+					"--frames N --dump FILE)\n",
+				err.msg);
+			return -1;
+		}
+		a->term_open = 1;
+		a->colours = term_colours();
+		int w, h;
+		term_size(&w, &h);
+		a->cv = canvas_new(w, h);
+	}
+	char msg[256];
+	const char *theme = a->colours == 0 ? "mono" : options_text(&a->opt, "theme");
+	if (app_set_theme(a, theme ? theme : "dark", msg, sizeof msg) & XB_ACT_ERROR) {
+		app_message(a, 1, "%s (using mono)", msg);
+		theme_mono(&a->theme);
+		if (a->term_open)
+			term_set_theme(&a->theme);
+	}
+	return 0;
+}
+
+int app_main(const char *elf, int argc, char **argv)
+{
+	xb_app app;
+	xb_app *a = &app;
+	memset(a, 0, sizeof *a);
+	options_init(&a->opt);
+	xb_err err;
+	int no_config = 0;
+	const char *config = NULL;
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--no-config") == 0)
+			no_config = 1;
+		else if (strcmp(argv[i], "--config") == 0 && i + 1 < argc)
+			config = argv[i + 1];
+		else if (strncmp(argv[i], "--config=", 9) == 0)
+			config = argv[i] + 9;
+	}
+	int rc = 0;
+	if (!no_config) {
+		char *path = config ? xstrdup(config) : options_config_path();
+		if (path && options_load_config(&a->opt, path, !config, &err) != 0) {
+			fprintf(stderr, "xipbench workbench: %s\n", err.msg);
+			rc = 2;
+		}
+		free(path);
+	}
+	if (rc == 0 && options_parse_args(&a->opt, argc, argv, &err) != 0) {
+		fprintf(stderr, "xipbench workbench: %s\n", err.msg);
+		rc = 2;
+	}
+	const char *opt_elf = options_text(&a->opt, "elf");
+	if (opt_elf)
+		elf = opt_elf;
+	const char *keys = options_text(&a->opt, "keys");
+	if (rc == 0 && keys && script_load(&a->script, keys, actions_check, a, &err) != 0) {
+		fprintf(stderr, "xipbench workbench: %s\n", err.msg);
+		rc = 2;
+	}
+	if (rc == 0 && target_load(&a->tg, "rp2040", &err) != 0) {
+		fprintf(stderr, "xipbench workbench: %s\n", err.msg);
+		rc = 1;
+	}
+	a->headless = options_flag(&a->opt, "headless");
+	if (rc == 0 && !a->headless && (!isatty(0) || !isatty(1))) {
+		fprintf(stderr, "xipbench workbench: standard input and output must be a terminal "
+				"(or use --headless --frames N --dump FILE)\n");
+		rc = 2;
+	}
+	if (rc == 0 && open_session(a, elf) != 0)
+		rc = 1;
+	if (rc == 0 && open_screen(a) != 0)
+		rc = 1;
+	if (rc == 0) {
+		a->elf = xstrdup(elf);
+		actions_help(&a->help, &a->nhelp);
+		for (size_t i = 0; panels[i] && a->npanels < XB_APP_PANELS; i++) {
+			a->ops[a->npanels] = panels[i];
+			a->pst[a->npanels] = panels[i]->create();
+			a->npanels++;
+		}
+		model_init(&a->model);
+		const char *panel = options_text(&a->opt, "panel");
+		int p = panel ? app_panel_index(a, panel) : 0;
+		a->focus = p >= 0 ? (size_t)p : 0;
+		const char *view = options_text(&a->opt, "view");
+		a->view_option = !view || strcmp(view, "auto") == 0 ? 0 : strcmp(view, "single") == 0 ? 1 : 2;
+		const char *win = options_text(&a->opt, "window");
+		a->model.window = win && liveprof_window_find(win) >= 0 ? liveprof_window_find(win)
+									: XB_WINDOW_10S;
+		a->model.subtract = options_flag(&a->opt, "subtract");
+		if (session_profile(a->s))
+			liveprof_set_subtract((xb_liveprof *)session_profile(a->s), a->model.subtract);
+		a->fps = options_number(&a->opt, "fps");
+		a->max_frames = (uint64_t)options_number(&a->opt, "frames");
+		const char *dump = options_text(&a->opt, "dump");
+		a->dump_path = dump ? xstrdup(dump) : NULL;
+		a->dump_every = options_flag(&a->opt, "dump-every");
+		prompt_init(&a->prompt, actions_complete, a);
+		rc = loop_run(a);
+		prompt_free(&a->prompt);
+	}
+	if (a->term_open)
+		term_close();
+	for (size_t i = 0; i < a->npanels; i++)
+		a->ops[i]->destroy(a->pst[i]);
+	actions_help_free(a->help, a->nhelp);
+	session_close(a->s);
+	canvas_free(a->cv);
+	script_free(&a->script);
+	options_free(&a->opt);
+	free(a->elf);
+	free(a->dump_path);
+	free(a->pending_dump);
+	return rc;
+}
