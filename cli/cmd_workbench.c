@@ -107,8 +107,9 @@ static int run_workbench(int argc, char **argv)
 			print_usage(stdout);
 			return XB_EXIT_OK;
 		}
-		if (strcmp(argv[i], "--elf") == 0 || strncmp(argv[i], "--elf=", 6) == 0)
-			elf = "given";
+		if (strcmp(argv[i], "--elf") == 0 || strncmp(argv[i], "--elf=", 6) == 0 ||
+		    strcmp(argv[i], "--list") == 0 || strncmp(argv[i], "--list=", 7) == 0)
+			elf = "given"; /* no demo firmware needed */
 	}
 	char *demo = NULL;
 	if (!elf && !(demo = demo_firmware()))

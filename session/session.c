@@ -350,10 +350,22 @@ xb_session *session_open(const xb_session_options *o, xb_report *rep)
 	s->have_capture = s->is_virtual || (o->probe.capture && !s->status.status);
 	if (o->attach) {
 		progress(s, "connecting to the probe");
-		if (probe_connect_now(s, rep) != 0) {
-			session_close(s);
-			return NULL;
+		xb_report prep;
+		if (probe_connect_now(s, &prep) != 0) {
+			if (s->o.flash) { /* the image must go through it: nothing to do without it */
+				if (rep)
+					*rep = prep;
+				session_close(s);
+				return NULL;
+			}
+			/* a board that already runs its image: the session waits for its probe */
+			session_problem(s, prep.status, "the probe is not there: %s (trying again)",
+					prep.msg);
+			s->probe_problem = 1;
+			s->retry_ns = s->now + SS_RETRY_NS;
 		}
+	}
+	if (o->attach && s->probe_open) {
 		if (s->o.flash && s->elf && flash_image(s, rep) != 0) {
 			session_close(s);
 			return NULL;
@@ -459,6 +471,10 @@ static void on_record(void *ctx, const xb_usbrec *r)
 {
 	xb_session *s = ctx;
 	tracker_add(s->tracker, r);
+	/* the capture's clock against the session's (a live usbmon's is the epoch, a stream
+	 * from sim serve the board's), for advancing the tracker while the link is quiet */
+	s->capture_offset = (int64_t)r->time_ns - (int64_t)s->now;
+	s->have_capture_clock = 1;
 }
 
 static void bench_state(xb_session *s)

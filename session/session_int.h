@@ -154,6 +154,8 @@ struct xb_session {
 	/* the capture */
 	xb_tracker *tracker;
 	int have_capture;
+	int64_t capture_offset; /* capture time - session time, at the newest record */
+	int have_capture_clock;
 	/* traffic, counters, jobs */
 	tr_state tr;
 	ct_state ct;

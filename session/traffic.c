@@ -289,7 +289,8 @@ void traffic_echoes(xb_session *s)
 	xb_echo_event ev[TR_EVENTS];
 	size_t n;
 	if (s->have_capture) {
-		tracker_advance(s->tracker, s->now);
+		if (s->have_capture_clock)
+			tracker_advance(s->tracker, (uint64_t)((int64_t)s->now + s->capture_offset));
 		while ((n = tracker_take(s->tracker, ev, TR_EVENTS)) > 0)
 			for (size_t i = 0; i < n; i++) {
 				const xb_echo_event *e = &ev[i];

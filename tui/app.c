@@ -190,6 +190,81 @@ static int parse_size(const char *s, int *w, int *h)
 	return 0;
 }
 
+/* A Markdown table cell: '|' escaped. */
+static const char *md(const char *s, char *buf, size_t cap)
+{
+	size_t k = 0;
+	for (; *s && k + 2 < cap; s++) {
+		if (*s == '|')
+			buf[k++] = '\\';
+		buf[k++] = *s;
+	}
+	buf[k] = 0;
+	return buf;
+}
+
+/* --list WHAT: the tables docs/workbench.md and the man page are made from. */
+static void print_list(const char *what)
+{
+	char b1[256], b2[256], b3[512];
+	if (strcmp(what, "actions") == 0) {
+		const char *group = "";
+		for (const xb_action *x = app_actions; x->name; x++) {
+			if (strcmp(group, x->group) != 0) {
+				group = x->group;
+				printf("%s**%s**\n\n| keys | command | what it does |\n|---|---|---|\n",
+				       x == app_actions ? "" : "\n", group);
+			}
+			char cmd[128];
+			snprintf(cmd, sizeof cmd, ":%s%s%s", x->name, x->args[0] ? " " : "", x->args);
+			/* each key in backquotes: "<F1>" is not HTML */
+			char keys[128] = "";
+			char copy[128];
+			snprintf(copy, sizeof copy, "%s", x->keys);
+			for (char *k = strtok(copy, " "); k; k = strtok(NULL, " ")) {
+				size_t n = strlen(keys);
+				snprintf(keys + n, sizeof keys - n, "%s`%s`", n ? " " : "", k);
+			}
+			printf("| %s | `%s` | %s |\n", md(keys, b1, sizeof b1), md(cmd, b2, sizeof b2),
+			       md(x->help, b3, sizeof b3));
+		}
+	} else if (strcmp(what, "options") == 0) {
+		printf("| option | value | default | where | what it does |\n|---|---|---|---|---|\n");
+		for (const xb_option_def *d = workbench_options; d->name; d++) {
+			char where[64] = "";
+			if (d->where & XB_OPTF_CMDLINE)
+				strcat(where, "command line");
+			if (d->where & XB_OPTF_CONFIG)
+				strcat(where, where[0] ? ", config" : "config");
+			if (d->where & XB_OPTF_SET)
+				strcat(where, where[0] ? ", :set" : ":set");
+			const char *arg = d->type == XB_OPT_CHOICE ? d->choices : d->arg ? d->arg : "";
+			printf("| `--%s` | %s | %s | %s | %s |\n", d->name, md(arg, b1, sizeof b1),
+			       d->def ? d->def : "", where, md(d->help, b3, sizeof b3));
+		}
+	} else if (strcmp(what, "elements") == 0) {
+		xb_theme dark;
+		xb_err err;
+		int have = theme_load(&dark, "dark", &err) == 0;
+		printf("| element | dark theme (256 colours) | without colours |\n|---|---|---|\n");
+		for (int el = 0; el < XB_EL_COUNT; el++) {
+			char d[128] = "", m[128];
+			if (have)
+				theme_describe(&dark.el[el], 256, d, sizeof d);
+			xb_theme mono;
+			theme_mono(&mono);
+			theme_describe(&mono.el[el], 0, m, sizeof m);
+			printf("| `%s` | %s | %s |\n", theme_element_name(el), d, m);
+		}
+	} else {
+		printf("| status | what the workbench says | what to do |\n|---|---|---|\n");
+		for (int st = 0; st < XB_STATUS_COUNT; st++) {
+			const xb_status_info *i = status_info((xb_status)st);
+			printf("| `%s` | %s | %s |\n", i->name, i->summary, i->advice ? i->advice : "");
+		}
+	}
+}
+
 static int open_session(xb_app *a, const char *elf)
 {
 	xb_session_options so;
@@ -210,6 +285,9 @@ static int open_session(xb_app *a, const char *elf)
 		if (bench[5] == ':')
 			so.probe.serial = bench + 6;
 		so.probe.socket = options_text(&a->opt, "probe-socket");
+		so.probe.capture = options_text(&a->opt, "capture");
+		so.probe.device_ip = options_text(&a->opt, "device-ip");
+		so.probe.udp_target = options_text(&a->opt, "udp-target");
 	} else if (bench && strcmp(bench, "virtual") != 0) {
 		fprintf(stderr, "xipbench workbench: --bench %s: virtual, probe or probe:SERIAL\n", bench);
 		return -1;
@@ -297,6 +375,12 @@ int app_main(const char *elf, int argc, char **argv)
 	if (rc == 0 && options_parse_args(&a->opt, argc, argv, &err) != 0) {
 		fprintf(stderr, "xipbench workbench: %s\n", err.msg);
 		rc = 2;
+	}
+	const char *list = rc == 0 ? options_text(&a->opt, "list") : NULL;
+	if (list) {
+		print_list(list);
+		options_free(&a->opt);
+		return 0;
 	}
 	const char *opt_elf = options_text(&a->opt, "elf");
 	if (opt_elf)

@@ -35,11 +35,13 @@ static void handle(xb_app *a, int flags, const char *msg)
 		a->quit = 1;
 }
 
-static void run_command(xb_app *a, const char *line)
+/* Runs a ':' command line; returns its flags (msg gets its message). */
+static int run_command(xb_app *a, const char *line, char *msg, size_t cap)
 {
-	char msg[512];
 	msg[0] = 0;
-	handle(a, actions_command(a, line, msg, sizeof msg), msg);
+	int flags = actions_command(a, line, msg, cap);
+	handle(a, flags, msg);
+	return flags;
 }
 
 int loop_key(xb_app *a, int key)
@@ -52,7 +54,7 @@ int loop_key(xb_app *a, int key)
 		if (r == XB_PROMPT_DONE && a->prompt.buf[0]) {
 			char line[XB_PROMPT_MAX];
 			snprintf(line, sizeof line, "%s", a->prompt.buf);
-			run_command(a, line);
+			run_command(a, line, msg, sizeof msg);
 		}
 		return 0;
 	}
@@ -233,10 +235,10 @@ static void feed_script(xb_app *a)
 			return;
 		const xb_script_item *it = &a->script.items[a->script_pos++];
 		if (it->command) {
-			run_command(a, it->command);
-			if (a->msg_error && a->msg[0]) {
+			char msg[512];
+			if (run_command(a, it->command, msg, sizeof msg) & XB_ACT_ERROR) {
 				fprintf(stderr, "xipbench workbench: %s:%u: %s\n", a->script.name, it->line,
-					a->msg);
+					msg);
 				a->exit_code = 1;
 			}
 			if (a->wait.active)

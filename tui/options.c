@@ -27,6 +27,13 @@ const xb_option_def workbench_options[] = {
 	{"trace", XB_OPT_TEXT, NULL, 0, 0, NULL, "TRACE", "a fetch trace for predictions", CL | CF},
 	{"probe-socket", XB_OPT_TEXT, NULL, 0, 0, NULL, "PATH",
 	 "the virtual probe's socket, from xipbench sim serve", CL | CF},
+	{"capture", XB_OPT_TEXT, NULL, 0, 0, NULL, "SOURCE",
+	 "probe bench: the board's usbmon records: usbmonN, a pcap file or fifo, - (stdin)",
+	 CL | CF},
+	{"device-ip", XB_OPT_TEXT, "192.0.2.1", 0, 0, NULL, "ADDR",
+	 "probe bench: the board's IPv4 address for pings and UDP echoes", CL | CF},
+	{"udp-target", XB_OPT_TEXT, NULL, 0, 0, NULL, "HOST:PORT",
+	 "probe bench: send UDP echoes here instead (e.g. sim serve --udp-port)", CL | CF},
 	{"theme", XB_OPT_TEXT, "dark", 0, 0, NULL, "NAME", "the colour theme", ALL},
 	{"colours", XB_OPT_CHOICE, "auto", 0, 0, "auto,256,16,8,0", "DEPTH",
 	 "colours: auto is what the terminal has, none with NO_COLOR", ALL},
@@ -61,6 +68,9 @@ const xb_option_def workbench_options[] = {
 	{"size", XB_OPT_TEXT, "200x60", 0, 0, NULL, "WxH", "the screen's size without a terminal", CL},
 	{"config", XB_OPT_TEXT, NULL, 0, 0, NULL, "FILE", "read this config file instead", CL},
 	{"no-config", XB_OPT_FLAG, NULL, 0, 0, NULL, NULL, "read no config file", CL},
+	{"list", XB_OPT_CHOICE, NULL, 0, 0, "actions,options,elements,statuses", "WHAT",
+	 "print a table of the actions, options, theme elements or status codes (Markdown) "
+	 "and exit", CL},
 	{NULL, 0, NULL, 0, 0, NULL, NULL, NULL, 0},
 };
 

@@ -18,4 +18,24 @@ arm-none-eabi-nm -S -n --defined-only "$W/fw/fw.elf" | awk -v echoes=5 -f script
 	keys_documented plan "$W/plan.json"
 "$XIPBENCH" predict --elf "$W/fw/fw.elf" --trace "$W/t.txt" --layout "$W/l" --json >"$W/predict.json" &&
 	keys_documented predict "$W/predict.json"
+# docs/workbench.md and the man page hold the workbench's own tables (actions, options,
+# theme elements, status codes), as scripts/gen-workbench-docs.sh makes them
+check "docs/workbench.md and docs/xipbench.1 match the workbench's tables" \
+	env XIPBENCH="$XIPBENCH" sh scripts/gen-workbench-docs.sh "$XB_BUILD" --check
+for a in $("$XIPBENCH" workbench --list actions | sed -n 's/^| [^|]* | `:\([a-z-]*\).*/\1/p'); do
+	grep -q ":$a" docs/workbench.md || missing_action="$missing_action $a"
+done
+[ -z "${missing_action:-}" ] && ok "every action is in docs/workbench.md" ||
+	not_ok "actions missing from docs/workbench.md:$missing_action"
+for p in libraries functions cachesets echoes log; do
+	sed -n "/generated: dump $p/,/end -->/p" docs/workbench.md | grep -q '┌┤' ||
+		missing_dump="$missing_dump $p"
+done
+[ -z "${missing_dump:-}" ] && ok "docs/workbench.md shows every panel" ||
+	not_ok "panels without a screen in docs/workbench.md:$missing_dump"
+if command -v groff >/dev/null 2>&1; then
+	groff -man -Tutf8 -ww -z docs/xipbench.1 >"$W/groff.out" 2>&1 && [ ! -s "$W/groff.out" ] &&
+		ok "the man page renders without a warning" ||
+		{ not_ok "groff warns about docs/xipbench.1"; sed 's/^/# /' "$W/groff.out" | head; }
+fi
 finish

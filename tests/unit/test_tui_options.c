@@ -18,10 +18,11 @@ static void test_table(void **state)
 {
 	(void)state;
 	static const char *const names[] = {
-		"bench", "elf", "map", "groups", "trace", "probe-socket", "theme", "colours",
+		"bench", "elf", "map", "groups", "trace", "probe-socket", "capture", "device-ip",
+		"udp-target", "theme", "colours",
 		"mouse", "panel", "view", "window", "subtract", "speed", "ping-rate", "ping-size",
 		"udp-rate", "udp-size", "idle-seconds", "fps", "frames", "keys", "dump",
-		"dump-every", "headless", "size", "config", "no-config",
+		"dump-every", "headless", "size", "config", "no-config", "list",
 	};
 	size_t n = sizeof names / sizeof names[0];
 	for (size_t i = 0; i < n; i++) {
