@@ -63,7 +63,7 @@ struct xb_liveprof {
 	uint64_t origin, now, cur, hcur;
 	uint64_t next_bucket, next_hist; /* times at which cur and hcur move on */
 	size_t slot;                      /* cur % nbuckets */
-	uint32_t *cur_bfunc, *cur_bline, *cur_hlib;
+	uint32_t *cur_bfunc, *cur_bline, *cur_hlib, *cur_hfunc;
 
 	uint32_t *bfunc;      /* nbuckets x nfuncs */
 	uint32_t *bline;      /* nbuckets x nslots */
@@ -78,6 +78,8 @@ struct xb_liveprof {
 	uint32_t *touched;    /* nfuncs x NW: slots with a busy sample */
 	uint64_t *wlib;       /* nlibs x NW */
 	uint32_t *hlib;       /* nhist x nlibs */
+	uint32_t *hfunc;      /* nhist x nfuncs: for the history with the idle subtracted per
+			       * function, as the window figures are */
 
 	uint64_t *ifunc, *iline, *ilib;
 	uint64_t idle_samples;
@@ -357,6 +359,7 @@ xb_liveprof *liveprof_new(const xb_image *img, uint32_t line_size, const xb_live
 	p->touched = xcalloc(nf * NW, sizeof *p->touched);
 	p->wlib = xcalloc(nl * NW, sizeof *p->wlib);
 	p->hlib = xcalloc((size_t)p->nhist * nl, sizeof *p->hlib);
+	p->hfunc = xcalloc((size_t)p->nhist * (p->nfuncs ? p->nfuncs : 1), sizeof *p->hfunc);
 	p->ifunc = xcalloc(nf, sizeof *p->ifunc);
 	p->iline = xcalloc(ns, sizeof *p->iline);
 	p->ilib = xcalloc(nl, sizeof *p->ilib);
@@ -389,6 +392,7 @@ void liveprof_free(xb_liveprof *p)
 	free(p->touched);
 	free(p->wlib);
 	free(p->hlib);
+	free(p->hfunc);
 	free(p->ifunc);
 	free(p->iline);
 	free(p->ilib);
@@ -428,6 +432,7 @@ static void liveprof_point_at_current(xb_liveprof *p)
 	p->cur_bline = p->bline + p->slot * ns;
 	p->cur_bmark = p->bmark + p->slot * p->nwords;
 	p->cur_hlib = p->hlib + (size_t)(p->hcur % p->nhist) * nl;
+	p->cur_hfunc = p->hfunc + (size_t)(p->hcur % p->nhist) * nf;
 	p->next_bucket = liveprof_boundary(p, p->cur + 1, p->bucket_ns);
 	p->next_hist = liveprof_boundary(p, p->hcur + 1, p->hist_ns);
 }
@@ -519,13 +524,16 @@ static void liveprof_rotate(xb_liveprof *p, uint64_t t)
 			liveprof_leave(p, b10, 1u << XB_WINDOW_10S, 1);
 	}
 	size_t nl = p->nlibs ? p->nlibs : 1;
+	size_t nfh = p->nfuncs ? p->nfuncs : 1;
 	if (h - p->hcur >= p->nhist) {
 		memset(p->hlib, 0, (size_t)p->nhist * nl * sizeof *p->hlib);
+		memset(p->hfunc, 0, (size_t)p->nhist * nfh * sizeof *p->hfunc);
 		p->hcur = h;
 	}
 	while (p->hcur < h) {
 		p->hcur++;
 		memset(p->hlib + (size_t)(p->hcur % p->nhist) * nl, 0, nl * sizeof *p->hlib);
+		memset(p->hfunc + (size_t)(p->hcur % p->nhist) * nfh, 0, nfh * sizeof *p->hfunc);
 	}
 	liveprof_point_at_current(p);
 }
@@ -572,6 +580,7 @@ void liveprof_reset(xb_liveprof *p, uint64_t now_ns)
 	memset(p->touched, 0, nf * NW * sizeof *p->touched);
 	memset(p->wlib, 0, nl * NW * sizeof *p->wlib);
 	memset(p->hlib, 0, (size_t)p->nhist * nl * sizeof *p->hlib);
+	memset(p->hfunc, 0, (size_t)p->nhist * nf * sizeof *p->hfunc);
 	liveprof_idle_clear(p);
 	liveprof_start_at(p, now_ns);
 }
@@ -673,6 +682,7 @@ static inline void liveprof_add_busy(xb_liveprof *p, uint32_t pc)
 		wb[2]++;
 		p->cur_hlib[fi->lib]++;
 	}
+	p->cur_hfunc[f]++;
 }
 
 static void liveprof_add_idle(xb_liveprof *p, uint32_t pc)
@@ -939,17 +949,29 @@ static size_t liveprof_history_add(const xb_liveprof *p, size_t lib, double *out
 {
 	if (!p->started)
 		return 0;
-	double secs = (double)p->hist_ns / 1e9, idle = 0;
-	if (p->subtract && p->idle_seconds > 0)
-		idle = (double)p->ilib[lib] * (secs / p->idle_seconds);
-	size_t nl = p->nlibs ? p->nlibs : 1, real = 0;
+	double secs = (double)p->hist_ns / 1e9;
+	int subtract = p->subtract && p->idle_seconds > 0;
+	double ratio = subtract ? secs / p->idle_seconds : 0;
+	size_t nl = p->nlibs ? p->nlibs : 1, nf = p->nfuncs ? p->nfuncs : 1, real = 0;
 	for (size_t j = 0; j < n; j++) {
 		uint64_t age = n - 1 - j;
 		if (age > p->hcur || age >= p->nhist)
 			continue;
-		uint64_t idx = p->hcur - age;
-		double v = (double)p->hlib[(size_t)(idx % p->nhist) * nl + lib] - idle;
-		out[j] += (v > 0 ? v : 0) / secs;
+		size_t row = (size_t)((p->hcur - age) % p->nhist);
+		double v = 0;
+		if (!subtract) {
+			v = (double)p->hlib[row * nl + lib];
+		} else {
+			/* busy minus idle per function, summed: what the window figures do */
+			const uint32_t *hf = p->hfunc + row * nf;
+			for (size_t k = p->lib_first[lib]; k < p->lib_first[lib + 1]; k++) {
+				uint32_t f = p->lib_funcs[k];
+				double d = (double)hf[f] - (double)p->ifunc[f] * ratio;
+				if (d > 0)
+					v += d;
+			}
+		}
+		out[j] += v / secs;
 		real++;
 	}
 	return real;

@@ -53,8 +53,8 @@
  * window is max(0, busy - idle_rate * window seconds), idle_rate being its idle samples
  * per idle second: busy minus idle as the study computes it, scaled to the window. With
  * no idle recording (0 s), subtraction changes nothing. A library's figure is the sum of
- * its functions' figures; in the history, where functions are not kept per bucket, the
- * library's own idle rate is subtracted from each bucket.
+ * its functions' figures, in the windows and in each bucket of the history alike (the
+ * history keeps every function's count per bucket for that).
  */
 
 enum xb_window { XB_WINDOW_1S = 0, XB_WINDOW_10S, XB_WINDOW_ALL, XB_WINDOW_COUNT };

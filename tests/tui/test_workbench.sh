@@ -103,7 +103,7 @@ clean() {
 }
 
 # ---- The main run: pings only, 200x60 ----
-start main 200 60 "" --udp-rate 0 --idle-seconds 2 --window all
+start main 200 60 "" --udp-rate 0 --idle-seconds 2 --window all --subtract off
 if wait_for 60 pane_matches main 'running *│?$|running$'; then ok "main: running after bring-up"; else
 	not_ok "main: never running"
 	pane main | sed 's/^/# /' | head -n 5
@@ -119,7 +119,8 @@ sleep_until 12
 keys main 1
 sleep 0.3
 pane main >"$W/libraries.txt"
-# the groups' shares, live and batch
+# the groups' shares, live and batch: both without an idle window subtracted (the batch
+# profile has none: it samples the pings' window only)
 awk -F'│' '/ %/ { s = $2; if (match(s, /^[A-Za-z][A-Za-z ]*[a-z0-9] +[0-9.]+k? +[0-9.]+ %/)) {
 	line = substr(s, 1, RLENGTH); n = split(line, f, " +"); name = f[1];
 	for (i = 2; i < n - 2; i++) name = name " " f[i]; print name "\t" f[n - 1] } }' \
