@@ -40,12 +40,11 @@ int main(int argc, char **argv)
 		perror(out_arg);
 		return 1;
 	}
-	char *fw = xb_data_path("firmware/Makefile");
+	char *fw = exp_firmware_dir(&err);
 	if (!fw) {
-		fprintf(stderr, "bench_loop: the firmware folder was not found\n");
+		fprintf(stderr, "bench_loop: %s\n", err.msg);
 		return 1;
 	}
-	*strrchr(fw, '/') = 0;
 	xb_target tg;
 	if (target_load(&tg, "rp2040", &err)) {
 		fprintf(stderr, "bench_loop: %s\n", err.msg);
@@ -63,10 +62,10 @@ int main(int argc, char **argv)
 		fprintf(stderr, "bench_loop: %s\n", err.msg);
 		return 1;
 	}
-	exp_method m = {.pings = 300, .interval_ms = 20, .ping_size = 56, .udp_size = 64,
+	xb_measure_plan m = {.pings = 300, .interval_ms = 20, .ping_size = 56, .udp_size = 64,
 			.footprint_ms = 20};
 	double t[TURNS];
-	exp_metrics met;
+	xb_measure_result met;
 	for (int i = 0; i < TURNS; i++) {
 		double t0 = now();
 		exp_plan_req pr = {.elf = elf, .samples = samples, .trace = trace,

@@ -64,17 +64,10 @@ int main(int argc, char **argv)
 		perror(out_arg);
 		return 1;
 	}
-	char *fw = xb_data_path("firmware/Makefile");
-	if (!fw) {
-		fprintf(stderr, "bench_workbench: the firmware folder was not found\n");
-		return 1;
-	}
-	*strrchr(fw, '/') = 0;
-	char *bd = xasprintf("BUILD_DIR=%s/fw", out), *log = xasprintf("%s/build.log", out);
-	char *elf = xasprintf("%s/fw/default/echo.elf", out);
-	const char *build[] = {bd, NULL};
+	char *fw = exp_firmware_dir(&err), *elf = NULL;
+	char *dir = xasprintf("%s/fw", out), *log = xasprintf("%s/build.log", out);
 	xb_target tg;
-	if (target_load(&tg, "rp2040", &err) || exp_make(fw, build, log, &err)) {
+	if (!fw || target_load(&tg, "rp2040", &err) || exp_build_firmware(fw, dir, log, &elf, &err)) {
 		fprintf(stderr, "bench_workbench: %s\n", err.msg);
 		return 1;
 	}
@@ -165,7 +158,7 @@ int main(int argc, char **argv)
 	canvas_free(c);
 	session_close(s);
 	free(fw);
-	free(bd);
+	free(dir);
 	free(log);
 	free(elf);
 	return 0;

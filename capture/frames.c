@@ -356,29 +356,28 @@ void frames_add(xb_frames *fs, const xb_usbrec *r)
 		frames_bulk_out(fs, r, mps);
 }
 
+typedef struct frames_reader {
+	xb_frames *fs;
+	const xb_capture_source *s;
+} frames_reader;
+
+static void frames_read_one(void *ctx, const xb_usbrec *r)
+{
+	frames_reader *rd = ctx;
+	xb_frames *fs = rd->fs;
+	if (r->truncated && !fs->warning[0])
+		snprintf(fs->warning, sizeof fs->warning,
+			 "%s: record %llu: cut to %u of its %u bytes by the snap length "
+			 "(%u); a frame in it is incomplete",
+			 rd->s->name, (unsigned long long)r->index, r->header_len + r->data_len,
+			 r->header_len + r->len_cap, rd->s->snaplen);
+	frames_add(fs, r);
+}
+
 int frames_read(xb_frames *fs, xb_capture_source *s, uint64_t max, xb_err *err)
 {
-	for (uint64_t n = 0; !max || n < max; n++) {
-		xb_capture_record rec;
-		int rc = capture_next(s, &rec, err);
-		if (rc != XB_CAPTURE_RECORD)
-			return rc;
-		xb_usbrec r;
-		xb_err e;
-		if (usbrec_parse(&r, &rec, &e)) {
-			xb_fail(err, "%s: record %llu: not a usbmon record: %s", s->name,
-				(unsigned long long)rec.index, e.msg);
-			return XB_CAPTURE_ERROR;
-		}
-		if (r.truncated && !fs->warning[0])
-			snprintf(fs->warning, sizeof fs->warning,
-				 "%s: record %llu: cut to %u of its %u bytes by the snap length "
-				 "(%u); a frame in it is incomplete",
-				 s->name, (unsigned long long)rec.index, rec.caplen,
-				 r.header_len + r.len_cap, s->snaplen);
-		frames_add(fs, &r);
-	}
-	return XB_CAPTURE_RECORD;
+	frames_reader rd = {fs, s};
+	return usbrec_read(s, max, frames_read_one, &rd, err);
 }
 
 size_t frames_count(const xb_frames *fs)

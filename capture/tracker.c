@@ -312,23 +312,14 @@ void tracker_add(xb_tracker *t, const xb_usbrec *r)
 	release(t);
 }
 
+static void tracker_feed_one(void *ctx, const xb_usbrec *r)
+{
+	tracker_add(ctx, r);
+}
+
 int tracker_feed(xb_tracker *t, xb_capture_source *s, uint64_t max, xb_err *err)
 {
-	for (uint64_t n = 0; !max || n < max; n++) {
-		xb_capture_record rec;
-		int rc = capture_next(s, &rec, err);
-		if (rc != XB_CAPTURE_RECORD)
-			return rc;
-		xb_usbrec r;
-		xb_err e;
-		if (usbrec_parse(&r, &rec, &e)) {
-			xb_fail(err, "%s: record %llu: not a usbmon record: %s", s->name,
-				(unsigned long long)rec.index, e.msg);
-			return XB_CAPTURE_ERROR;
-		}
-		tracker_add(t, &r);
-	}
-	return XB_CAPTURE_RECORD;
+	return usbrec_read(s, max, tracker_feed_one, t, err);
 }
 
 void tracker_advance(xb_tracker *t, uint64_t now_ns)

@@ -81,3 +81,23 @@ int usbrec_parse(xb_usbrec *r, const xb_capture_record *rec, xb_err *err)
 	r->index = rec->index;
 	return rc;
 }
+
+int usbrec_read(xb_capture_source *s, uint64_t max, void (*fn)(void *ctx, const xb_usbrec *r),
+		void *ctx, xb_err *err)
+{
+	for (uint64_t n = 0; !max || n < max; n++) {
+		xb_capture_record rec;
+		int rc = capture_next(s, &rec, err);
+		if (rc != XB_CAPTURE_RECORD)
+			return rc;
+		xb_usbrec r;
+		xb_err e;
+		if (usbrec_parse(&r, &rec, &e)) {
+			xb_fail(err, "%s: record %llu: not a usbmon record: %s", s->name,
+				(unsigned long long)rec.index, e.msg);
+			return XB_CAPTURE_ERROR;
+		}
+		fn(ctx, &r);
+	}
+	return XB_CAPTURE_RECORD;
+}

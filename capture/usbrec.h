@@ -75,6 +75,14 @@ int usbrec_parse(xb_usbrec *r, const xb_capture_record *rec, xb_err *err);
 int usbrec_parse_bytes(xb_usbrec *r, const uint8_t *p, size_t caplen, uint32_t linktype,
 		       int big_endian, xb_err *err);
 
+/* Reads records from s until it ends, has nothing now, fails or max records (0: no limit)
+ * were read, parsing each and calling fn; returns the last capture_next result
+ * (XB_CAPTURE_RECORD when max was reached). A record that is not a usbmon record stops it
+ * with XB_CAPTURE_ERROR ("NAME: record N: not a usbmon record: ..."). What frames_read and
+ * tracker_feed share. */
+int usbrec_read(xb_capture_source *s, uint64_t max, void (*fn)(void *ctx, const xb_usbrec *r),
+		void *ctx, xb_err *err);
+
 /* The endpoint is IN (bit 7). */
 static inline int usbrec_in(const xb_usbrec *r)
 {

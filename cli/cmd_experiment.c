@@ -58,7 +58,7 @@ typedef struct exp_row {
 	int selected, ok;
 	char *elf;
 	char hash[65];
-	exp_metrics m;
+	xb_measure_result m;
 	xb_prediction pred;
 	int predicted;
 	double seconds;       /* wall time of plan, relink and measurement */
@@ -112,7 +112,7 @@ typedef struct exp_ctx {
 	const char *fwdir;
 	char *out, *fwbuild, *log, *db;
 	xb_target tg;
-	exp_method m;
+	xb_measure_plan m;
 	unsigned profile_pings;
 	int quick, json, pcaps;
 	double started;
@@ -407,8 +407,8 @@ static void print_json(const exp_ctx *c, FILE *f)
 			   "\"udp_replied\": %zu, \"idle_window_misses\": %llu, "
 			   "\"traffic_window_misses\": %llu, \"flashed_bytes\": %zu",
 			r->m.pings_sent, r->m.pings_replied, r->m.udp_sent, r->m.udp_replied,
-			(unsigned long long)r->m.xip_misses_idle,
-			(unsigned long long)r->m.xip_misses_traffic, r->m.flashed_bytes);
+			(unsigned long long)r->m.misses_idle,
+			(unsigned long long)r->m.misses_traffic, r->m.flashed_bytes);
 		json_num(f, "flash_seconds", r->m.flash_s, 6);
 		json_num(f, "loop_wall_seconds", r->seconds, 3);
 		fputc('}', f);
@@ -574,10 +574,8 @@ static int run_experiment(int argc, char **argv)
 	char *fwpath = NULL;
 	if (fw) {
 		fwpath = xstrdup(fw);
-	} else if (!(fwpath = xb_data_path("firmware/Makefile"))) {
-		return cli_fail(c.cmd, "the shipped firmware/ folder was not found; give --firmware DIR");
-	} else {
-		*strrchr(fwpath, '/') = 0;
+	} else if (!(fwpath = exp_firmware_dir(&err))) {
+		return cli_fail(c.cmd, "%s; give --firmware DIR", err.msg);
 	}
 	c.fwdir = fwpath;
 	char *mk = xasprintf("%s/Makefile", fwpath);

@@ -35,42 +35,29 @@ static char *demo_folder(void)
  * returns its ELF's path, or NULL after saying why. */
 static char *demo_firmware(void)
 {
-	char *mk = xb_data_path("firmware/Makefile");
-	if (!mk) {
-		cli_fail("workbench", "the demo firmware's sources (firmware/) were not found; give "
-				      "an image with --elf FILE");
+	xb_err err;
+	char *fw = exp_firmware_dir(&err);
+	if (!fw) {
+		cli_fail("workbench", "%s; give an image with --elf FILE", err.msg);
 		return NULL;
 	}
-	*strrchr(mk, '/') = 0;
 	char *dir = demo_folder();
-	char *elf = xasprintf("%s/default/echo.elf", dir);
 	char *log = xasprintf("%s/build.log", dir);
-	xb_err err;
+	char *elf = xasprintf("%s/default/echo.elf", dir);
 	struct stat st;
 	int fresh = stat(elf, &st) != 0;
-	int rc = xb_mkdirs(dir, &err);
-	if (rc == 0) {
-		if (fresh)
-			fprintf(stderr, "xipbench: building the demo firmware into %s (once; the log is "
-					"%s)\n",
-				dir, log);
-		double t0 = seconds_now();
-		char *bd = xasprintf("BUILD_DIR=%s", dir);
-		const char *args[] = {bd, NULL};
-		rc = exp_make(mk, args, log, &err);
-		free(bd);
-		if (rc == 0 && fresh)
-			fprintf(stderr, "xipbench: the demo firmware is built (%.1f s)\n",
-				seconds_now() - t0);
-	}
-	if (rc != 0) {
+	free(elf);
+	if (fresh)
+		fprintf(stderr, "xipbench: building the demo firmware into %s (once; the log is %s)\n",
+			dir, log);
+	double t0 = seconds_now();
+	if (exp_build_firmware(fw, dir, log, &elf, &err) != 0)
 		cli_fail("workbench", "%s", err.msg);
-		free(elf);
-		elf = NULL;
-	}
+	else if (fresh)
+		fprintf(stderr, "xipbench: the demo firmware is built (%.1f s)\n", seconds_now() - t0);
 	free(log);
 	free(dir);
-	free(mk);
+	free(fw);
 	return elf;
 }
 

@@ -54,8 +54,8 @@ static int run_job(xb_session *s, const char *elf, xb_err *err)
 	return 0;
 }
 
-int exp_measure(const xb_target *tg, const char *elf, const exp_method *m, const char *pcap,
-		exp_metrics *out, xb_err *err)
+int exp_measure(const xb_target *tg, const char *elf, const xb_measure_plan *m, const char *pcap,
+		xb_measure_result *out, xb_err *err)
 {
 	memset(out, 0, sizeof *out);
 	out->misses_per_echo = out->turnaround_ms = out->peak_udp_echo_per_s = NAN;
@@ -66,29 +66,15 @@ int exp_measure(const xb_target *tg, const char *elf, const exp_method *m, const
 	xb_session *s = open_board(tg, elf, pf, NULL, err);
 	int rc = -1;
 	if (s) {
-		session_flash_info(s, &out->flash_s, &out->flashed_bytes);
-		xb_measure_plan mp = {.pings = m->pings, .interval_ms = m->interval_ms,
-				      .ping_size = m->ping_size, .footprint_ms = m->footprint_ms,
-				      .rates = m->nrates && m->passes ? m->rates : NULL,
-				      .nrates = m->nrates, .step_s = m->step_s, .gap_s = m->gap_s,
-				      .passes = m->passes, .udp_size = m->udp_size};
+		xb_measure_plan mp = *m;
+		if (!mp.nrates || !mp.passes)
+			mp.rates = NULL;
 		xb_report rep;
 		if (session_measure(s, &mp, &rep) != 0)
 			xb_fail(err, "%s: %s", elf, rep.msg);
 		else if (run_job(s, elf, err) == 0)
 			rc = 0;
-		xb_measure_result r;
-		session_measure_result(s, &r);
-		out->misses_per_echo = r.misses_per_echo;
-		out->turnaround_ms = r.turnaround_ms;
-		out->peak_udp_echo_per_s = r.peak_udp_echo_per_s;
-		out->footprint_lines = r.footprint_lines;
-		out->pings_sent = r.pings_sent;
-		out->pings_replied = r.pings_replied;
-		out->udp_sent = r.udp_sent;
-		out->udp_replied = r.udp_replied;
-		out->xip_misses_traffic = r.misses_traffic;
-		out->xip_misses_idle = r.misses_idle;
+		session_measure_result(s, out);
 		session_close(s);
 	}
 	if (pf && fclose(pf) != 0 && rc == 0)

@@ -136,3 +136,25 @@ int exp_predict_stock(const xb_target *tg, const char *elf, const char *trace, x
 	image_free(&img);
 	return rc;
 }
+
+char *exp_firmware_dir(xb_err *err)
+{
+	char *mk = xb_data_path("firmware/Makefile");
+	if (!mk) {
+		xb_fail(err, "the echo firmware's sources (firmware/) were not found");
+		return NULL;
+	}
+	*strrchr(mk, '/') = 0;
+	return mk;
+}
+
+int exp_build_firmware(const char *fwdir, const char *build_dir, const char *log, char **elf,
+		       xb_err *err)
+{
+	char *bd = xasprintf("BUILD_DIR=%s", build_dir);
+	const char *args[] = {bd, NULL};
+	int rc = xb_mkdirs(build_dir, err) == 0 ? exp_make(fwdir, args, log, err) : -1;
+	free(bd);
+	*elf = rc == 0 ? xasprintf("%s/default/echo.elf", build_dir) : NULL;
+	return rc;
+}

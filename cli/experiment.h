@@ -10,34 +10,12 @@
 #include "../core/plan.h"
 #include "../core/target.h"
 #include "../core/util.h"
+#include "../session/session.h"
 
 /* ---- The virtual bench (exp_bench.c) ---- */
 
-/* How an image is measured: the study's metrics. */
-typedef struct exp_method {
-	unsigned pings;        /* misses per echo and turnaround: pings (300) ... */
-	double interval_ms;    /* ... every interval_ms (20), after an idle window as long */
-	unsigned ping_size;    /* data bytes (56) */
-	const uint32_t *rates; /* UDP echo rate: offered datagrams per second, step by step */
-	size_t nrates;
-	double step_s, gap_s;  /* each step lasts step_s, then a pause of gap_s */
-	unsigned passes;       /* passes over the steps */
-	unsigned udp_size;     /* payload bytes (64) */
-	double footprint_ms;   /* the footprint's window after the flush */
-} exp_method;
-
-typedef struct exp_metrics {
-	double misses_per_echo;   /* (traffic window - idle window) / pings */
-	double turnaround_ms;     /* median over the pings, from the usbmon records */
-	double peak_udp_echo_per_s; /* highest reply rate of any step of any pass */
-	double footprint_lines;   /* flush, one echo, misses minus idle */
-	unsigned pings_sent, pings_replied;
-	size_t udp_sent, udp_replied;
-	double flash_s;           /* programming through the probe, virtual seconds */
-	size_t flashed_bytes;
-	uint64_t xip_misses_traffic, xip_misses_idle;
-} exp_metrics;
-
+/* How an image is measured and what it gave: the session's measurement job
+ * (session/session.h: xb_measure_plan, xb_measure_result). */
 /* A profile run: the image flashed through the virtual probe, pings (and, when udp_rate is
  * set, a UDP stream after them), PC samples through the probe during the traffic, and the
  * fetch trace of the whole run. */
@@ -54,8 +32,8 @@ typedef struct exp_profile_req {
 /* Measures the ELF at path on a new virtual Pico: flashed through the virtual CMSIS-DAP
  * probe, reset through it, the USB host and the network peer plugged in. pcap, when not
  * NULL, gets the usbmon records. 0, or -1 with err. */
-int exp_measure(const xb_target *tg, const char *elf, const exp_method *m, const char *pcap,
-		exp_metrics *out, xb_err *err);
+int exp_measure(const xb_target *tg, const char *elf, const xb_measure_plan *m, const char *pcap,
+		xb_measure_result *out, xb_err *err);
 int exp_profile(const xb_target *tg, const char *elf, exp_profile_req *req, xb_err *err);
 
 /* ---- Building (exp_build.c) ---- */
@@ -63,6 +41,13 @@ int exp_profile(const xb_target *tg, const char *elf, exp_profile_req *req, xb_e
 /* Runs make in the firmware folder with the arguments (no shell), its output appended to
  * log. 0, or -1 with err naming the log. */
 int exp_make(const char *fwdir, const char *const *args, const char *log, xb_err *err);
+/* The shipped echo firmware's folder (xb_data_path's firmware/), a new string, or NULL
+ * with err. */
+char *exp_firmware_dir(xb_err *err);
+/* Builds its default variant into build_dir (make decides what is out of date; the output
+ * goes to log); *elf gets the image's path (a new string). 0, or -1 with err. */
+int exp_build_firmware(const char *fwdir, const char *build_dir, const char *log, char **elf,
+		       xb_err *err);
 
 /* Plans a layout of elf (its map next to it) with the planner name from the samples and
  * trace files, writes layout.txt, addresses.txt and the linker fragments to dir, and

@@ -529,6 +529,8 @@ void session_measure_result(const xb_session *s, xb_measure_result *out)
 	memset(out, 0, sizeof *out);
 	if (s->job && s->job->kind == JOB_MEASURE)
 		*out = s->job->res;
+	out->flash_s = s->flash_s;
+	out->flashed_bytes = s->flash_bytes;
 }
 
 int session_wait_job(xb_session *s, xb_report *rep)

@@ -513,8 +513,13 @@ static uint64_t next_due(xb_session *s)
 		t = tr;
 	if (j < t)
 		t = j;
-	if (s->phase == XB_PHASE_IDLE && s->phase_until < t)
-		t = s->phase_until;
+	if (s->phase == XB_PHASE_IDLE) {
+		/* the window starts after the settle time, and ends at phase_until */
+		uint64_t start = s->phase_until - (uint64_t)(s->o.idle_seconds * SS_NS);
+		uint64_t at = s->ct.idle_recording || s->now >= start ? s->phase_until : start;
+		if (at < t)
+			t = at;
+	}
 	if (s->series_next < t)
 		t = s->series_next;
 	if (!s->probe_open && s->o.attach && s->retry_ns < t)

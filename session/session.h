@@ -201,6 +201,8 @@ typedef struct xb_measure_result {
 	unsigned pings_sent, pings_replied;
 	size_t udp_sent, udp_replied;
 	uint64_t misses_traffic, misses_idle;
+	double flash_s;             /* the session's start-up flash (session_flash_info) */
+	size_t flashed_bytes;
 } xb_measure_result;
 
 /* The profile run of the study: an idle window and pings (and, with udp_rate, a UDP stream

@@ -333,8 +333,10 @@ void netpeer_xip_now(const xb_netpeer *np, xb_netpeer_xip *x)
 	x->hits = k.xip_hits;
 }
 
-int netpeer_send_udp(xb_netpeer *np, uint16_t sport, uint16_t dport, const uint8_t *data,
-		     size_t len)
+/* A request sent on its own (no echo-table entry): the frame of a UDP datagram (kind
+ * XB_NETPEER_UDP: a = sport, b = dport) or an ICMP echo request (a = id, b = seq). */
+static int send_request(xb_netpeer *np, int kind, uint16_t a, uint16_t b, const uint8_t *data,
+			size_t len)
 {
 	if (!np->link || len > XB_NETPEER_MAX_PAYLOAD) {
 		np->stats.tx_refused++;
@@ -343,23 +345,22 @@ int netpeer_send_udp(xb_netpeer *np, uint16_t sport, uint16_t dport, const uint8
 	xb_netpeer_addr self, device;
 	netpeer_addrs(np, &self, &device);
 	uint8_t f[XB_NETPEER_MAX_FRAME];
-	size_t n = netpeer_build_udp(f, sizeof f, &self, &device, ++np->ip_id, sport, dport, data,
-				     len);
+	size_t n = kind == XB_NETPEER_UDP
+			   ? netpeer_build_udp(f, sizeof f, &self, &device, ++np->ip_id, a, b, data, len)
+			   : netpeer_build_icmp_echo(f, sizeof f, &self, &device, ++np->ip_id, 8, a, b,
+						     data, len);
 	return netpeer_transmit(np, f, n, NETPEER_MARK_ECHO);
+}
+
+int netpeer_send_udp(xb_netpeer *np, uint16_t sport, uint16_t dport, const uint8_t *data,
+		     size_t len)
+{
+	return send_request(np, XB_NETPEER_UDP, sport, dport, data, len);
 }
 
 int netpeer_send_ping(xb_netpeer *np, uint16_t id, uint16_t seq, const uint8_t *data, size_t len)
 {
-	if (!np->link || len > XB_NETPEER_MAX_PAYLOAD) {
-		np->stats.tx_refused++;
-		return -1;
-	}
-	xb_netpeer_addr self, device;
-	netpeer_addrs(np, &self, &device);
-	uint8_t f[XB_NETPEER_MAX_FRAME];
-	size_t n = netpeer_build_icmp_echo(f, sizeof f, &self, &device, ++np->ip_id, 8, id, seq,
-					   data, len);
-	return netpeer_transmit(np, f, n, NETPEER_MARK_ECHO);
+	return send_request(np, XB_NETPEER_ICMP, id, seq, data, len);
 }
 
 /* ---- Receiving ---- */

@@ -146,12 +146,6 @@ static void snap_end(xb_board *b, void *ctx)
 	snap_event(b, ctx);
 }
 
-static void flush_event(xb_board *b, void *ctx)
-{
-	(void)ctx;
-	cache_flush(board_cache(b));
-}
-
 uint64_t vbench_settled(const xb_vbench *v)
 {
 	uint64_t ms = v->hz / 1000, now = board_cycles(v->b);
@@ -237,37 +231,4 @@ double vbench_misses_per_echo(const xb_vbench_phase *ph)
 double vbench_echo_rate(const xb_vbench *v, const xb_vbench_phase *ph)
 {
 	return ph->window ? (double)ph->sum.received * v->hz / (double)ph->window : 0;
-}
-
-int vbench_footprint(xb_vbench *v, unsigned size, uint64_t window, xb_vbench_footprint *out,
-		     xb_err *err)
-{
-	memset(out, 0, sizeof *out);
-	out->window = window;
-	xb_board_counters k[4];
-	uint64_t t = vbench_settled(v);
-	board_schedule(v->b, t, flush_event, NULL);
-	board_schedule(v->b, t, snap_event, &k[0]);
-	board_schedule(v->b, t + window, snap_event, &k[1]);
-	xb_netpeer_ping pg = {.start = t, .interval = 1, .count = 1, .size = size,
-			      .id = VBENCH_PING_ID, .seq = 0xf00d};
-	long first = netpeer_ping(v->np, &pg, err);
-	if (first < 0)
-		return -1;
-	if (vbench_run_to(v, t + window + 1))
-		return xb_fail(err, "the core %s during the footprint echo",
-			       board_locked_up(v->b) ? "locked up" : "halted");
-	const xb_netpeer_echo *e = netpeer_echo(v->np, (size_t)first);
-	out->replied = e->state == XB_NETPEER_REPLIED && e->reply <= t + window;
-	uint64_t t2 = vbench_settled(v);
-	board_schedule(v->b, t2, flush_event, NULL);
-	board_schedule(v->b, t2, snap_event, &k[2]);
-	board_schedule(v->b, t2 + window, snap_event, &k[3]);
-	if (vbench_run_to(v, t2 + window + 1))
-		return xb_fail(err, "the core %s during the footprint's idle window",
-			       board_locked_up(v->b) ? "locked up" : "halted");
-	out->echo_misses = k[1].xip_misses - k[0].xip_misses;
-	out->idle_misses = k[3].xip_misses - k[2].xip_misses;
-	out->lines = (double)out->echo_misses - (double)out->idle_misses;
-	return 0;
 }

@@ -1,7 +1,9 @@
 /* vbench: the virtual bench: a virtual Pico with the virtual USB host (a Linux host's
  * cdc_ether driver) and the network peer plugged in, the usbmon records of the bus, and the
- * study's measurement windows in virtual time: bring-up, an idle window then echo traffic,
- * and the footprint of one echo. What `sim run`'s network mode and `experiment` share. */
+ * study's measurement windows in virtual time, timed by board events: bring-up, an idle
+ * window then echo traffic. The virtual bench of the live session (session/bench_virtual.c)
+ * is built on it; `sim run`'s network mode measures with its windows (the exact reference
+ * the session's measurements over SWD are checked against). */
 #ifndef XB_VBENCH_H
 #define XB_VBENCH_H
 
@@ -103,18 +105,5 @@ uint64_t vbench_idle_misses(const xb_vbench_phase *ph);
 double vbench_misses_per_echo(const xb_vbench_phase *ph);
 /* Replies per second of the traffic window. */
 double vbench_echo_rate(const xb_vbench *v, const xb_vbench_phase *ph);
-
-/* The footprint of one echo (the study's definition): the cache flushed, one ping of size
- * data bytes sent at once, the misses of the next window cycles; then the cache flushed
- * again and the misses of a window without traffic; the difference. When the flash code of
- * the echo is larger than the cache, it also counts the lines it evicts and fetches again. */
-typedef struct xb_vbench_footprint {
-	uint64_t window;             /* cycles */
-	uint64_t echo_misses, idle_misses;
-	double lines;                /* echo_misses - idle_misses */
-	int replied;                 /* the ping was answered inside the window */
-} xb_vbench_footprint;
-int vbench_footprint(xb_vbench *v, unsigned size, uint64_t window, xb_vbench_footprint *out,
-		     xb_err *err);
 
 #endif

@@ -1,6 +1,7 @@
 /* fuzz_dap_response: any bytes as the responses a CMSIS-DAP probe sends to the host side
  * (probe/): DAP_Info at start-up, the multidrop connect, register and memory transfers,
- * blocks, core halt and registers, XIP counters and a PC sampling session, all through a
+ * blocks, core halt and registers, XIP counters (also the live session's packet) and a PC
+ * sampling session, all through a
  * fake transport. The client must check every answer: never crash, never read past a
  * response, never loop forever.
  *
@@ -96,6 +97,15 @@ static void fuzz_session(xb_transport *t)
 	samples_free(&s);
 	uint8_t buf[20];
 	rp2040_flash_read(a, 3, buf, sizeof buf, &err);
+	/* the live session's counter packet, with and without the clear */
+	for (int clear = 0; clear < 2; clear++) {
+		uint8_t req[64], resp[64];
+		size_t n = rp2040_live_counters_request(req, sizeof req, CORTEXM_DWT_PCSR, clear), got;
+		xb_xip_live lv;
+		if (n && transport_xfer(dap_client_transport(p.dap), req, n, resp, sizeof resp, &got,
+					&err) == 0)
+			rp2040_live_counters_parse(p.dap, resp, got, clear, &lv, &err);
+	}
 	probe_close(&p);
 }
 

@@ -45,18 +45,7 @@ typedef struct rig {
 
 static const char *firmware_elf(void)
 {
-	static char path[1024];
-	if (path[0])
-		return path;
-	const char *env = getenv("XB_FIRMWARE_ELF");
-	if (env && *env) {
-		snprintf(path, sizeof path, "%s", env);
-		return path;
-	}
-	if (system("command -v arm-none-eabi-gcc >/dev/null 2>&1") != 0)
-		return NULL;
-	return tp_built(path, sizeof path, "firmware",
-			"make -s -C firmware BUILD_DIR='%s' >/dev/null", "echo.elf");
+	return tp_firmware_elf();
 }
 
 /* ---- The rig ---- */

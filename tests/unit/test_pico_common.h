@@ -148,6 +148,24 @@ static inline const char *tp_built(char *path, size_t cap, const char *folder, c
 	return path;
 }
 
+/* The demo echo firmware's image: $XB_FIRMWARE_ELF, or built into $XB_BUILD/firmware the
+ * first time; NULL without arm-none-eabi-gcc. */
+static inline const char *tp_firmware_elf(void)
+{
+	static char path[1024];
+	if (path[0])
+		return path;
+	const char *env = getenv("XB_FIRMWARE_ELF");
+	if (env && *env) {
+		snprintf(path, sizeof path, "%s", env);
+		return path;
+	}
+	if (system("command -v arm-none-eabi-gcc >/dev/null 2>&1") != 0)
+		return NULL;
+	return tp_built(path, sizeof path, "firmware",
+			"make -s -C firmware BUILD_DIR='%s' >/dev/null", "echo.elf");
+}
+
 /* Folder of the built test programs of tests/data/pico; builds them the first time. */
 static inline const char *tp_programs(void)
 {

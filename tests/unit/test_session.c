@@ -20,16 +20,7 @@
 
 static const char *firmware(void)
 {
-	static char path[1024];
-	if (path[0])
-		return path;
-	const char *env = getenv("XB_FIRMWARE_ELF");
-	if (env && *env) {
-		snprintf(path, sizeof path, "%s", env);
-		return path;
-	}
-	return tp_built(path, sizeof path, "firmware",
-			"make -s -C firmware BUILD_DIR='%s' >/dev/null", "echo.elf");
+	return tp_firmware_elf();
 }
 
 static xb_target target;
@@ -167,6 +158,13 @@ static int running(xb_session *s)
 	return session_phase(s) == XB_PHASE_RUNNING && f.replies >= 100 && f.samples > 1000;
 }
 
+static int paused(xb_session *s)
+{
+	xb_bench_state st;
+	session_bench_state(s, &st);
+	return st.paused;
+}
+
 static void test_live_thread(void **state)
 {
 	(void)state;
@@ -181,8 +179,7 @@ static void test_live_thread(void **state)
 	/* pause: the board's time stands still */
 	xb_report rep;
 	assert_int_equal(session_pause(s, 1, &rep), 0);
-	for (int i = 0; i < 20; i++)
-		session_pump(s);
+	assert_true(pump_until(s, paused, 5)); /* once the probe's packets are answered */
 	uint64_t t0 = session_now(s);
 	double w0 = wall();
 	while (wall() < w0 + 0.2)

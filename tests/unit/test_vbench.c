@@ -1,8 +1,8 @@
 /* test_vbench: the virtual bench (sim/vbench.h) with the test device of tests/data/netdev:
  * bring-up and the enumeration seen in the usbmon records, the idle and traffic windows of a
  * ping phase (their edges, the misses per echo recomputed from the counters), the same phase
- * run in two steps, a UDP phase, the footprint of one echo after a flush, and a board whose
- * image never comes up on USB. */
+ * run in two steps, a UDP phase, and a board whose image never comes up on USB. (The
+ * footprint is the session's measurement job's, over SWD: tests/unit/test_session.c.) */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -133,27 +133,6 @@ static void test_phase_in_two_steps(void **state)
 	assert_true(r[0] == r[1]);
 }
 
-static void test_footprint(void **state)
-{
-	(void)state;
-	bench b;
-	bench_open(&b, tp_netdev_elf());
-	xb_err err;
-	assert_int_equal(vbench_bring_up(b.v, 5000 * MS, &err), 0);
-	xb_vbench_footprint fp;
-	assert_int_equal(vbench_footprint(b.v, 56, 10 * MS, &fp, &err), 0);
-	assert_true(fp.replied);
-	assert_int_equal(fp.window, 10 * MS);
-	assert_true(fp.echo_misses > fp.idle_misses);
-	assert_true(fp.lines == (double)fp.echo_misses - (double)fp.idle_misses);
-	/* the same again: the flush makes it independent of what ran before */
-	xb_vbench_footprint again;
-	assert_int_equal(vbench_footprint(b.v, 56, 10 * MS, &again, &err), 0);
-	assert_true(again.replied);
-	assert_true(again.lines > 0.9 * fp.lines && again.lines < 1.1 * fp.lines);
-	bench_close(&b);
-}
-
 static void test_no_usb_device(void **state)
 {
 	(void)state;
@@ -175,7 +154,6 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_bring_up_and_ping_windows),
 		cmocka_unit_test(test_phase_in_two_steps),
-		cmocka_unit_test(test_footprint),
 		cmocka_unit_test(test_no_usb_device),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
