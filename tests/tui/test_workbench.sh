@@ -66,7 +66,7 @@ start() {
 	cat >"$W/$name.sh" <<EOF
 printf 'shell before\n'
 stty -g >"$W/$name.stty-before"
-env $envs "$XIPBENCH" workbench --elf "$ELF" --no-config $* 2>"$W/$name.err"
+sh -c 'echo \$\$ >"$W/$name.pid"; exec env $envs "$XIPBENCH" workbench --elf "$ELF" --no-config $* 2>"$W/$name.err"'
 echo "exit status \$?"
 stty -g >"$W/$name.stty-after"
 exec cat
@@ -228,7 +228,7 @@ clean nocolor
 for sig in SEGV ABRT; do
 	start crash$sig 100 30 "" --udp-rate 0
 	wait_for 60 pane_matches crash$sig '^ xipbench'
-	pid=$(pgrep -n -f "workbench --elf $ELF --no-config --udp-rate 0")
+	pid=$(cat "$W/crash$sig.pid" 2>/dev/null)
 	[ -n "$pid" ] && kill -$sig "$pid"
 	case $sig in SEGV) code=139 ;; *) code=134 ;; esac
 	restored crash$sig $code
