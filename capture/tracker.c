@@ -241,12 +241,14 @@ static void on_done(xb_tracker *t, size_t frame)
 	}
 }
 
-/* Waiting echoes whose request is older than the timeout are lost. */
+/* Waiting echoes whose request is older than the timeout are lost; at the end of time
+ * (UINT64_MAX, the end of a capture) every waiting echo is, whatever its timestamp says. */
 static void expire(xb_tracker *t)
 {
+	int end = t->st.now_ns == UINT64_MAX;
 	for (size_t i; (i = oldest_waiting(t)) < echo_count(t->e);) {
 		uint64_t sent = request_time(frames_get(t->fs, echo_get(t->e, i)->request));
-		if (t->st.now_ns <= sent || t->st.now_ns - sent <= t->opt.loss_timeout_ns)
+		if (!end && (t->st.now_ns <= sent || t->st.now_ns - sent <= t->opt.loss_timeout_ns))
 			return;
 		settle(t, i);
 	}
@@ -324,7 +326,7 @@ int tracker_feed(xb_tracker *t, xb_capture_source *s, uint64_t max, xb_err *err)
 
 void tracker_advance(xb_tracker *t, uint64_t now_ns)
 {
-	if (now_ns <= t->st.now_ns)
+	if (now_ns < t->st.now_ns || (now_ns == t->st.now_ns && now_ns != UINT64_MAX))
 		return;
 	t->st.now_ns = now_ns;
 	expire(t);
