@@ -425,15 +425,39 @@ static void publish(bench_virtual *v, uint64_t now_wall)
 	unlock(v);
 }
 
-/* Runs the board for n cycles; time passes while the core is halted, too. */
-static void run_cycles(bench_virtual *v, uint64_t n)
+/* Runs the board for n cycles; time passes while the core is halted, too. Returns 0 when
+ * the board would not move. */
+static int run_cycles(bench_virtual *v, uint64_t n)
 {
 	uint64_t end = board_cycles(v->b) + n;
 	while (board_cycles(v->b) < end) {
 		uint64_t before = board_cycles(v->b);
 		enum xb_run_result r = board_run(v->b, end - before);
 		if (r == XB_RUN_STOPPED && board_cycles(v->b) == before)
-			break;
+			return 0;
+	}
+	return 1;
+}
+
+/* Runs one slice of n cycles, stopping wherever a probe packet or response the probe
+ * holds falls due: the probe's reads (PC samples among them) then happen at the times of
+ * its timing model, spread over the slice, not in a burst at the slice's end. */
+static void run_slice(bench_virtual *v, uint64_t n)
+{
+	uint64_t end = board_cycles(v->b) + n;
+	for (uint64_t c; (c = board_cycles(v->b)) < end;) {
+		uint64_t to = end;
+		if (v->srv) {
+			uint64_t due = dap_socket_next_due(v->srv);
+			if (due > c && due < to)
+				to = due;
+		}
+		if (!run_cycles(v, to - c))
+			return;
+		if (v->srv) {
+			xb_err err;
+			dap_socket_service(v->srv, &err);
+		}
 	}
 }
 
@@ -465,13 +489,14 @@ static void *board_thread(void *arg)
 		uint64_t c = board_cycles(v->b);
 		uint64_t allow = pacer_allow(&v->pacer, now, c);
 		if (allow >= v->pacer.slice || (v->pacer.paused && allow)) {
-			/* Slices of a random length (half to one and a half of the pacer's): the
-			 * probe's packets are played between slices, and slices that always ended on
-			 * the USB host's 1 ms frames would sample the PC in step with them. */
+			/* Slices of a random length (half to one and a half of the pacer's): what
+			 * the host sent while the board waited is read at a slice's start, and
+			 * slices that always started on the USB host's 1 ms frames would sample
+			 * the PC in step with them. */
 			jitter = jitter * 6364136223846793005ull + 1442695040888963407ull;
 			uint64_t len = v->pacer.slice / 2 + (jitter >> 33) % v->pacer.slice;
 			uint64_t k = allow < len ? allow : len;
-			run_cycles(v, k);
+			run_slice(v, k);
 			pacer_ran(&v->pacer, k, wall_ns(), board_cycles(v->b));
 			publish(v, now);
 			continue;
