@@ -40,6 +40,17 @@ void live_init(xb_session *s)
 	s->rate_t = s->now;
 }
 
+void live_new_image(xb_session *s)
+{
+	liveprof_free(s->prof);
+	s->prof = liveprof_new(&s->img, s->tg.cache.line, &s->o.prof);
+	s->ring_n = 0; /* samples of the old image's addresses */
+	setmap_set_predicted(&s->sets, NULL, NULL);
+	free(s->func_misses);
+	s->func_misses = NULL;
+	s->sets_window = -1;
+}
+
 void live_free(xb_session *s)
 {
 	liveprof_free(s->prof);

@@ -6,14 +6,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 
-#include "../core/segments.h"
 #include "../probe/cortexm.h"
 #include "../probe/rp2040.h"
 #include "session_int.h"
 
 #define SS_SWCLK_HZ 24000000u    /* DESIGN.md's probe timing: 24 MHz SWCLK */
-#define SS_RESET_TIMEOUT_NS 500000000u
 
 void session_options_init(xb_session_options *o)
 {
@@ -66,8 +65,7 @@ void session_clear_problem(xb_session *s, xb_status only)
 	report_clear(&s->status);
 }
 
-static void progress(const xb_session *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void progress(const xb_session *s, const char *fmt, ...)
+void session_progress(const xb_session *s, const char *fmt, ...)
 {
 	if (!s->o.progress)
 		return;
@@ -94,6 +92,24 @@ static void probe_drop(xb_session *s)
 	if (s->probe_open) {
 		probe_close(&s->probe);
 		s->probe_open = 0;
+	}
+	s->ct.in_flight = 0;
+}
+
+void session_probe_release(xb_session *s)
+{
+	xb_err err;
+	if (s->sampler)
+		sampler_stream_stop(s->sampler);
+	if (s->pipe && !dap_pipe_idle(s->pipe) && dap_pipe_drain(s->pipe, &err) != 0)
+		session_note(s, XB_LOG_WARN, "the probe's last packets: %s", err.msg);
+	if (s->sampler) {
+		sampler_stream_free(s->sampler);
+		s->sampler = NULL;
+	}
+	if (s->pipe) {
+		dap_pipe_free(s->pipe);
+		s->pipe = NULL;
 	}
 	s->ct.in_flight = 0;
 }
@@ -137,9 +153,15 @@ static void sampler_start(xb_session *s)
 	}
 }
 
-/* The pipe that streams samples and counter reads; started after the probe connects. */
-static void pipe_start(xb_session *s)
+int session_eventfd(void)
 {
+	return eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+}
+
+void session_pipe_start(xb_session *s)
+{
+	if (!s->probe_open || s->pipe)
+		return;
 	s->pipe = dap_pipe_new(s->probe.dap, 0, 0);
 	s->clock_offset = (int64_t)s->now - (int64_t)dap_client_now_ns(s->probe.dap);
 	sampler_start(s);
@@ -158,7 +180,7 @@ static void probe_lost(xb_session *s, const char *why)
 
 static void probe_pump(xb_session *s)
 {
-	if (!s->o.attach)
+	if (!s->o.attach || s->flash)
 		return;
 	if (!s->probe_open) {
 		if (s->now < s->retry_ns)
@@ -171,7 +193,7 @@ static void probe_pump(xb_session *s)
 			return;
 		}
 		session_note(s, XB_LOG_INFO, "the probe is back: %s", dap_client_name(s->probe.dap));
-		pipe_start(s);
+		session_pipe_start(s);
 		if (s->probe_problem) {
 			session_clear_problem(s, 0);
 			s->probe_problem = 0;
@@ -232,58 +254,8 @@ void session_sample_flags(xb_session *s, uint32_t flags)
 
 /* ---- Start ---- */
 
-/* The WFI/WFE addresses of the image's code (every loadable segment, where it runs), so
- * that sleep samples are known at once. */
-static void find_sleep_pcs(xb_session *s)
-{
-	char *data = NULL;
-	size_t len = 0;
-	if (xb_read_file(s->elf, &data, &len, NULL) != 0)
-		return;
-	xb_segments seg = {0};
-	size_t cap = SAMPLER_STREAM_SLEEP_PCS;
-	s->sleep_pcs = xcalloc(cap, sizeof *s->sleep_pcs);
-	if (segments_read_elf(&seg, (const uint8_t *)data, len, s->elf, NULL) == 0)
-		for (size_t i = 0; i < seg.n && s->nsleep < cap; i++)
-			s->nsleep += sampler_find_sleep_pcs(seg.s[i].bytes, seg.s[i].filesz,
-							    seg.s[i].vaddr, s->sleep_pcs + s->nsleep,
-							    cap - s->nsleep);
-	segments_free(&seg);
-	free(data);
-}
-
-static int flash_image(xb_session *s, xb_report *rep)
-{
-	char *data = NULL;
-	size_t len = 0;
-	xb_err err;
-	if (xb_read_file(s->elf, &data, &len, &err) != 0)
-		return report_err(rep, XB_STATUS_IO, &err);
-	progress(s, "flashing %s through %s", s->elf, dap_client_name(s->probe.dap));
-	xb_flash_report fr;
-	int rc = rp2040_flash_elf(s->probe.adi, (const uint8_t *)data, len, s->elf, 0, &fr, &err);
-	free(data);
-	if (rc != 0)
-		return report_fail(rep, XB_STATUS_FLASH_FAILED, "flashing %s: %s", s->elf, err.msg);
-	session_note(s, XB_LOG_INFO, "flashed %s: %zu bytes in %zu sectors, %.3f s", s->elf,
-		    fr.image_bytes, fr.sectors, fr.seconds);
-	s->flash_s = fr.seconds;
-	s->flash_bytes = fr.image_bytes;
-	return 0;
-}
-
-static int reset_core(xb_session *s, xb_report *rep)
-{
-	xb_err err;
-	if (cortexm_reset(s->probe.adi, 0, SS_RESET_TIMEOUT_NS, &err) != 0)
-		return report_fail(rep, XB_STATUS_TARGET_NOT_RESPONDING,
-				   "resetting the core through the probe: %s", err.msg);
-	return 0;
-}
-
-static void set_phase(xb_session *s, int phase, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static void pause_pump(xb_session *s);
-static void set_phase(xb_session *s, int phase, const char *fmt, ...)
+void session_set_phase(xb_session *s, int phase, const char *fmt, ...)
 {
 	s->phase = phase;
 	va_list ap;
@@ -309,29 +281,23 @@ xb_session *session_open(const xb_session_options *o, xb_report *rep)
 	xb_err err;
 	if (o->elf) {
 		s->elf = xstrdup(o->elf);
-		progress(s, "loading %s", o->elf);
-		xb_image_open io = {.elf = o->elf, .map = o->map, .groups = o->groups};
-		if (image_open(&s->img, &io, &s->tg, &err) != 0) {
-			report_err(rep, XB_STATUS_IMAGE_INVALID, &err);
+		session_progress(s, "loading %s", o->elf);
+		if (session_load_first_image(s, rep) != 0) {
 			session_close(s);
 			return NULL;
 		}
-		s->have_img = 1;
-		if (srclines_load(&s->src, o->elf, &err) != 0)
-			session_note(s, XB_LOG_WARN, "no source lines: %s", err.msg);
-		find_sleep_pcs(s);
 	}
 	xb_report brep;
 	report_clear(&brep);
 	if (s->is_virtual) {
 		xb_virtual_options vo = o->virt;
 		vo.tg = &s->tg;
-		progress(s, "starting the virtual Pico%s", vo.virtual_time ? " (virtual time)" : "");
+		session_progress(s, "starting the virtual Pico%s", vo.virtual_time ? " (virtual time)" : "");
 		s->bench = bench_virtual_open(&vo, &brep);
 	} else {
 		xb_probe_bench_options po = o->probe;
 		po.tg = &s->tg;
-		progress(s, "opening the bench");
+		session_progress(s, "opening the bench");
 		s->bench = bench_probe_open(&po, &brep);
 		if (s->bench && brep.status != XB_STATUS_OK)
 			session_problem(s, brep.status, "%s (turnaround unknown without it)", brep.msg);
@@ -349,7 +315,7 @@ xb_session *session_open(const xb_session_options *o, xb_report *rep)
 	s->tracker = tracker_new(&to, &err);
 	s->have_capture = s->is_virtual || (o->probe.capture && !s->status.status);
 	if (o->attach) {
-		progress(s, "connecting to the probe");
+		session_progress(s, "connecting to the probe");
 		xb_report prep;
 		if (probe_connect_now(s, &prep) != 0) {
 			if (s->o.flash) { /* the image must go through it: nothing to do without it */
@@ -366,22 +332,23 @@ xb_session *session_open(const xb_session_options *o, xb_report *rep)
 		}
 	}
 	if (o->attach && s->probe_open) {
-		if (s->o.flash && s->elf && flash_image(s, rep) != 0) {
-			session_close(s);
-			return NULL;
-		}
-		if (s->o.flash && reset_core(s, rep) != 0) {
+		if (s->o.flash && s->elf && session_flash_first_image(s, rep) != 0) {
 			session_close(s);
 			return NULL;
 		}
 		s->now = s->bench->ops->now_ns(s->bench);
-		pipe_start(s);
+		session_pipe_start(s);
 	}
 	s->now = s->bench->ops->now_ns(s->bench);
-	s->bringup_deadline = s->now + (uint64_t)(o->bringup_s * SS_NS);
-	set_phase(s, XB_PHASE_BRINGUP, "bringing up the board's network");
-	progress(s, "bringing up the board's network");
+	session_bringup(s);
+	session_progress(s, "bringing up the board's network");
 	return s;
+}
+
+void session_bringup(xb_session *s)
+{
+	s->bringup_deadline = s->now + (uint64_t)(s->o.bringup_s * SS_NS);
+	session_set_phase(s, XB_PHASE_BRINGUP, "bringing up the board's network");
 }
 
 void session_close(xb_session *s)
@@ -389,6 +356,7 @@ void session_close(xb_session *s)
 	if (!s)
 		return;
 	jobs_free(s);
+	session_reflash_free(s);
 	probe_drop(s);
 	if (s->ring)
 		live_free(s);
@@ -411,7 +379,7 @@ static void start_idle(xb_session *s, double seconds)
 {
 	traffic_live(s, 0);
 	s->phase_until = s->now + SS_SETTLE_NS + (uint64_t)(seconds * SS_NS);
-	set_phase(s, XB_PHASE_IDLE, "recording %.1f s of idle (no traffic)", seconds);
+	session_set_phase(s, XB_PHASE_IDLE, "recording %.1f s of idle (no traffic)", seconds);
 	session_note(s, XB_LOG_INFO, "idle window: %.1f s without traffic", seconds);
 }
 
@@ -426,7 +394,7 @@ static void phase_pump(xb_session *s)
 			if (s->o.idle_seconds > 0 && !s->job) {
 				start_idle(s, s->o.idle_seconds);
 			} else {
-				set_phase(s, XB_PHASE_RUNNING, "running");
+				session_set_phase(s, XB_PHASE_RUNNING, "running");
 				if (!s->job)
 					traffic_live(s, 1);
 			}
@@ -448,7 +416,7 @@ static void phase_pump(xb_session *s)
 			liveprof_idle_window(s->prof, s->ct.idle_s);
 			session_note(s, XB_LOG_INFO, "idle window recorded: %.0f misses per second over %.2f s",
 				    s->ct.idle_rate, s->ct.idle_s);
-			set_phase(s, XB_PHASE_RUNNING, "running");
+			session_set_phase(s, XB_PHASE_RUNNING, "running");
 			traffic_live(s, 1);
 		}
 		break;
@@ -494,6 +462,8 @@ static void bench_state(xb_session *s)
 int session_pollfds(xb_session *s, struct pollfd *fds, int max)
 {
 	int n = s->bench->ops->pollfds(s->bench, fds, max);
+	if (session_reflash_fd(s) >= 0 && n < max)
+		fds[n++] = (struct pollfd){.fd = session_reflash_fd(s), .events = POLLIN};
 	if (s->pipe && n < max && dap_pipe_in_flight(s->pipe)) {
 		int fd = dap_pipe_fd(s->pipe);
 		if (fd >= 0)
@@ -575,6 +545,7 @@ int session_pump(xb_session *s)
 		}
 	}
 	traffic_echoes(s);
+	session_reflash_pump(s);
 	probe_pump(s);
 	live_drain(s);
 	counters_pump(s);

@@ -99,6 +99,7 @@ enum xb_session_phase {
 	XB_PHASE_IDLE,        /* recording an idle window */
 	XB_PHASE_RUNNING,     /* traffic and measurements */
 	XB_PHASE_FAILED,      /* cannot go on */
+	XB_PHASE_FLASHING,    /* a reflash in place is programming the board */
 };
 int session_phase(const xb_session *s);
 /* "bringing up the network", "recording 2.0 s of idle", "running", ... */
@@ -177,6 +178,23 @@ int session_probe_trick(xb_session *s, int trick, double seconds, xb_report *rep
 int session_load_trace(xb_session *s, const char *path, xb_report *rep);
 /* A marker on every series (the image changed ...). */
 void session_mark(xb_session *s, const char *label);
+
+/* ---- Reflashing in place ---- */
+
+/* Puts another build of the firmware (a relink: elf, with its map, or NULL for the one next
+ * to it) on the board the session runs: the image is loaded first (a bad one changes
+ * nothing), the traffic and the probe's streams stop, the image is programmed through the
+ * session's probe (program 0: an external command has written it already, only the reset)
+ * and the core reset; live, the programming runs in a thread of its own while the session
+ * keeps pumping (phase XB_PHASE_FLASHING). Then the session shows the new image: a new
+ * profile for its addresses, a marker on every series, and the board's network brought up
+ * again (bring-up, the idle window, the traffic). A failed programming keeps the old image
+ * in the session's view and says why (the board may hold part of the new one: flash the
+ * last good image again). In virtual time it is done when this returns. 0 when it
+ * started, -1 with rep (nothing changed). */
+int session_reflash(xb_session *s, const char *elf, const char *map, int program, xb_report *rep);
+/* XB_JOB_NONE, RUNNING, DONE or FAILED (rep, may be NULL, says why) of the last reflash. */
+int session_reflash_state(const xb_session *s, xb_report *rep);
 
 /* ---- Jobs: the study's measurement and profile ---- */
 

@@ -123,6 +123,10 @@ typedef struct ct_state {
 
 typedef struct job_state job_state;
 
+/* ---- Reflashing (reflash.c) ---- */
+
+typedef struct ss_flash ss_flash;
+
 /* ---- The session ---- */
 
 struct xb_session {
@@ -188,8 +192,12 @@ struct xb_session {
 	uint64_t dither;      /* virtual time: the sampler's pseudo-random pauses */
 	int pause_pending;    /* pausing: waiting for the probe's packets to be answered */
 	int paused, resume_sampling;
-	double flash_s;       /* the start's flash programming, on the probe's clock */
+	double flash_s;       /* the last flash programming, on the probe's clock */
 	size_t flash_bytes;
+	/* a reflash in place */
+	ss_flash *flash;      /* while one runs */
+	int reflash_result;   /* XB_JOB_* of the last one */
+	xb_report reflash_rep;
 };
 
 /* session.c */
@@ -197,6 +205,17 @@ void session_note(xb_session *s, int level, const char *fmt, ...) __attribute__(
 void session_problem(xb_session *s, xb_status st, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 void session_clear_problem(xb_session *s, xb_status only);
+void session_progress(const xb_session *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void session_set_phase(xb_session *s, int phase, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* The phase that waits for the board's network (after the start, after a reflash). */
+void session_bringup(xb_session *s);
+/* The pipe that streams samples and counter reads; started once the probe is connected. */
+void session_pipe_start(xb_session *s);
+/* Stops the sampler and frees it and the pipe (what is in flight is answered first); the
+ * probe stays connected, for synchronous use (flash programming). */
+void session_probe_release(xb_session *s);
+/* An eventfd (non-blocking, close-on-exec), or -1. */
+int session_eventfd(void);
 /* Starts or stops the PC sampler (packets in flight finish). */
 void session_sampling(xb_session *s, int on);
 /* Pauses or resumes the sampler's IDLE flag (idle windows). */
@@ -235,12 +254,23 @@ uint64_t counters_next_due(const xb_session *s);
 void counters_figures(const xb_session *s, double *misses_per_echo, double *misses_per_s,
 		      double *hit_rate, double *window_s);
 
+/* reflash.c */
+int session_load_first_image(xb_session *s, xb_report *rep);
+/* Flashes (when o.flash) and resets through the probe, synchronously: at the start. */
+int session_flash_first_image(xb_session *s, xb_report *rep);
+void session_reflash_pump(xb_session *s);
+int session_reflash_fd(const xb_session *s);
+void session_reflash_free(xb_session *s);
+
 /* live.c */
 void live_init(xb_session *s);
 void live_free(xb_session *s);
 void live_sample_sink(void *ctx, uint32_t pc, uint32_t flags, uint64_t t_ns);
 void live_drain(xb_session *s);
 void live_series(xb_session *s);
+/* The image changed (a reflash): a new profile for its addresses; what was predicted for
+ * the old one goes. */
+void live_new_image(xb_session *s);
 
 /* jobs.c */
 void jobs_pump(xb_session *s);

@@ -233,6 +233,91 @@ static void test_lost_probe_keeps_samples(void **state)
 	session_close(s);
 }
 
+/* ---- Reflashing in place ---- */
+
+/* Another build of the same firmware (LTO: every address differs), built the first time. */
+static const char *other_firmware(void)
+{
+	static char path[1024];
+	return tp_built(path, sizeof path, "firmware", "make -s -C firmware BUILD_DIR='%s' LTO=1 >/dev/null",
+			"lto/echo.elf");
+}
+
+static int reflashed_and_running(xb_session *s)
+{
+	xb_session_figures f;
+	session_figures(s, &f);
+	return session_reflash_state(s, NULL) == XB_JOB_DONE && session_phase(s) == XB_PHASE_RUNNING;
+}
+
+/* Busy samples of the profile that fall into the image's functions. */
+static double attributed(xb_session *s)
+{
+	xb_liveprof_totals t;
+	liveprof_totals(session_profile(s), XB_WINDOW_ALL, &t);
+	return t.net;
+}
+
+static void test_reflash_virtual_time(void **state)
+{
+	(void)state;
+	xb_session *s = open_session(1, 50, 0, 0.5);
+	xb_report rep;
+	assert_int_equal(session_wait_ready(s, &rep), 0);
+	run_virtual(s, 2);
+	assert_true(attributed(s) > 100);
+	xb_session_figures f0;
+	session_figures(s, &f0);
+
+	/* a file that is no image changes nothing */
+	assert_int_equal(session_reflash(s, "Makefile", NULL, 1, &rep), -1);
+	assert_int_equal(rep.status, XB_STATUS_IMAGE_INVALID);
+	assert_string_equal(session_image_path(s), firmware());
+	assert_int_equal(session_phase(s), XB_PHASE_RUNNING);
+
+	const char *lto = other_firmware();
+	assert_non_null(lto);
+	assert_int_equal(session_reflash(s, lto, NULL, 1, &rep), 0);
+	assert_int_equal(session_reflash_state(s, &rep), XB_JOB_DONE); /* virtual time: done */
+	assert_string_equal(session_image_path(s), lto);
+	assert_int_equal(session_phase(s), XB_PHASE_BRINGUP);
+	assert_true(attributed(s) == 0); /* a new profile for the new addresses */
+	assert_true(session_image(s)->nfuncs > 0);
+	run_virtual(s, 3); /* bring-up, the idle window, pings */
+	assert_int_equal(session_phase(s), XB_PHASE_RUNNING);
+	xb_session_figures f1;
+	session_figures(s, &f1);
+	print_message("# after the reflash: %.0f echoes/s, %.0f samples in the new image's functions\n",
+		      f1.echo_rate, attributed(s));
+	assert_true(f1.replies > f0.replies + 50);
+	assert_true(attributed(s) > 100);
+	session_close(s);
+}
+
+static void test_reflash_live(void **state)
+{
+	(void)state;
+	xb_session *s = open_session(0, 50, 0, 0.2);
+	xb_report rep;
+	assert_int_equal(session_set_speed(s, 4, &rep), 0);
+	assert_true(pump_until(s, running, 30));
+	const char *lto = other_firmware();
+	assert_int_equal(session_reflash(s, lto, NULL, 1, &rep), 0);
+	assert_int_equal(session_phase(s), XB_PHASE_FLASHING);
+	/* the worker programs while the session pumps */
+	assert_true(pump_until(s, reflashed_and_running, 30));
+	assert_string_equal(session_image_path(s), lto);
+	xb_session_figures f;
+	session_figures(s, &f);
+	uint64_t replies = f.replies;
+	double w = wall() + 10;
+	do
+		session_pump(s), session_figures(s, &f);
+	while (f.replies < replies + 20 && wall() < w);
+	assert_true(f.replies >= replies + 20); /* the new image answers */
+	session_close(s);
+}
+
 int main(void)
 {
 	if (!firmware()) {
@@ -244,6 +329,8 @@ int main(void)
 		cmocka_unit_test(test_live_figures_equal_batch),
 		cmocka_unit_test(test_live_thread),
 		cmocka_unit_test(test_lost_probe_keeps_samples),
+		cmocka_unit_test(test_reflash_virtual_time),
+		cmocka_unit_test(test_reflash_live),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
