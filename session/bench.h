@@ -93,6 +93,11 @@ typedef struct xb_bench_ops {
 	 * (NULL to skip), as last published (at most a few tens of ms old when live). */
 	int (*cache_view)(xb_bench *b, int64_t *tags, uint64_t *set_misses, uint32_t nsets,
 			  uint32_t ways);
+	/* A live virtual bench only (NULL elsewhere): the board runs no further than bench
+	 * time ns until the caller moves the horizon on (UINT64_MAX: no bound). The caller
+	 * has given the bench every request due before it, so that none goes out late
+	 * however much faster than real time the board runs. */
+	void (*set_horizon)(xb_bench *b, uint64_t ns);
 	void (*close)(xb_bench *b);
 } xb_bench_ops;
 

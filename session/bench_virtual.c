@@ -25,8 +25,7 @@
 #include "../sim/vbench.h"
 #include "bench.h"
 
-#define VB_SENDS 1024u          /* traffic sends waiting for their time */
-#define VB_CMDS 256u            /* commands waiting for the board thread */
+#define VB_CMDS 8192u           /* commands waiting for the board thread */
 #define VB_RECORD_RING (16u << 20) /* bytes of usbmon records waiting for the session */
 #define VB_CONSOLE_RING 65536u
 #define VB_REPLIES 4096u
@@ -44,19 +43,20 @@ typedef struct vb_cmd {
 	uint16_t a, b;
 	int fd;
 	uint16_t len;
-	uint8_t data[XB_NETPEER_MAX_PAYLOAD];
+	uint8_t *data; /* a send's payload (malloc'd; the command owns it) */
 } vb_cmd;
 
 typedef struct bench_virtual bench_virtual;
 
-/* A send scheduled on the board at its exact cycle. */
+/* A send scheduled on the board at its exact cycle (in the bench's list until it runs). */
 typedef struct vb_send {
 	bench_virtual *v;
-	uint64_t event;  /* 0: the slot is free */
+	uint64_t event;
 	uint8_t kind;
 	uint16_t a, b;
 	uint16_t len;
-	uint8_t data[XB_NETPEER_MAX_PAYLOAD];
+	uint8_t *data;
+	struct vb_send *prev, *next;
 } vb_send;
 
 /* A byte ring (records, console). */
@@ -79,7 +79,7 @@ struct bench_virtual {
 	FILE *trace_f;
 	xb_trace_stream ts;
 	int tracing;
-	vb_send sends[VB_SENDS];
+	vb_send *sends;  /* scheduled, not sent yet */
 	xb_pacer pacer;
 	uint64_t unplugged_until; /* board cycle before which the probe refuses connections */
 	uint64_t view_ns;
@@ -103,6 +103,7 @@ struct bench_virtual {
 	uint64_t *view_misses;
 	int view_wanted;
 	atomic_uint_fast64_t cycles; /* published board time */
+	atomic_uint_fast64_t horizon; /* board cycle the board thread stops at (set_horizon) */
 	/* virtual time: the probe's connection, cut by the DROP trick */
 	unsigned probe_gen, probe_cut_gen;
 	/* session side scratch */
@@ -280,35 +281,41 @@ static void send_now(bench_virtual *v, int kind, uint16_t a, uint16_t b, const u
 	}
 }
 
+static void send_unlink(vb_send *s)
+{
+	if (s->prev)
+		s->prev->next = s->next;
+	else
+		s->v->sends = s->next;
+	if (s->next)
+		s->next->prev = s->prev;
+	free(s->data);
+	free(s);
+}
+
 static void send_event(xb_board *b, void *ctx)
 {
 	(void)b;
 	vb_send *s = ctx;
-	s->event = 0;
 	send_now(s->v, s->kind, s->a, s->b, s->data, s->len);
+	send_unlink(s);
 }
 
-static void exec_send(bench_virtual *v, int kind, uint64_t at, uint16_t a, uint16_t b,
-		      const uint8_t *data, size_t len)
+/* Takes the command's payload. */
+static void exec_send(bench_virtual *v, const vb_cmd *c)
 {
-	if (at <= board_cycles(v->b)) {
-		send_now(v, kind, a, b, data, len);
+	if (c->at <= board_cycles(v->b)) {
+		send_now(v, c->kind, c->a, c->b, c->data, c->len);
+		free(c->data);
 		return;
 	}
-	for (size_t i = 0; i < VB_SENDS; i++) {
-		vb_send *s = &v->sends[i];
-		if (s->event)
-			continue;
-		s->v = v;
-		s->kind = (uint8_t)kind;
-		s->a = a;
-		s->b = b;
-		s->len = (uint16_t)len;
-		memcpy(s->data, data, len);
-		s->event = board_schedule(v->b, at, send_event, s);
-		return;
-	}
-	send_now(v, kind, a, b, data, len); /* every slot taken: send it early rather than never */
+	vb_send *s = xcalloc(1, sizeof *s);
+	*s = (vb_send){.v = v, .kind = c->kind, .a = c->a, .b = c->b, .len = c->len,
+		       .data = c->data, .next = v->sends};
+	if (v->sends)
+		v->sends->prev = s;
+	v->sends = s;
+	s->event = board_schedule(v->b, c->at, send_event, s);
 }
 
 static void probe_trick(bench_virtual *v, int trick, double seconds)
@@ -356,7 +363,7 @@ static void exec_cmd(bench_virtual *v, const vb_cmd *c)
 	switch (c->kind) {
 	case CMD_SEND_PING:
 	case CMD_SEND_UDP:
-		exec_send(v, c->kind, c->at, c->a, c->b, c->data, c->len);
+		exec_send(v, c);
 		break;
 	case CMD_CONTROL:
 		exec_control(v, c->what, c->value, c->value2);
@@ -488,7 +495,12 @@ static void *board_thread(void *arg)
 		uint64_t now = wall_ns();
 		uint64_t c = board_cycles(v->b);
 		uint64_t allow = pacer_allow(&v->pacer, now, c);
-		if (allow >= v->pacer.slice || (v->pacer.paused && allow)) {
+		/* no further than the session has sent the traffic (set_horizon) */
+		uint64_t fence = atomic_load(&v->horizon);
+		int fenced = fence <= c || allow >= fence - c;
+		if (fenced)
+			allow = fence > c ? fence - c : 0;
+		if (allow >= v->pacer.slice || ((v->pacer.paused || fenced) && allow)) {
 			/* Slices of a random length (half to one and a half of the pacer's): what
 			 * the host sent while the board waited is read at a slice's start, and
 			 * slices that always started on the USB host's 1 ms frames would sample
@@ -502,6 +514,12 @@ static void *board_thread(void *arg)
 			continue;
 		}
 		publish(v, now);
+		if (fenced) {
+			/* at the horizon: the session sends what comes next and moves it on */
+			lock(v);
+			signal_session(v);
+			unlock(v);
+		}
 		/* nothing to run yet: wait for the next slice, a command or a probe packet */
 		uint64_t due = pacer_next_ns(&v->pacer, c);
 		struct pollfd fds[4];
@@ -509,7 +527,8 @@ static void *board_thread(void *arg)
 		fds[nf++] = (struct pollfd){.fd = v->board_wake, .events = POLLIN};
 		if (v->srv)
 			nf += dap_socket_pollfds(v->srv, fds + nf, 3);
-		int ms = due == UINT64_MAX ? 100 : due <= now ? 0 : (int)((due - now + 999999) / 1000000);
+		int ms = due == UINT64_MAX || fenced ? 100
+			 : due <= now ? 0 : (int)((due - now + 999999) / 1000000);
 		if (ms > 100)
 			ms = 100;
 		if (poll(fds, (nfds_t)nf, ms) > 0 && fds[0].revents)
@@ -701,9 +720,12 @@ static int bv_send(bench_virtual *v, int kind, uint64_t at_ns, uint16_t a, uint1
 		return report_fail(rep, XB_STATUS_BAD_ARGUMENT, "%zu payload bytes: at most %u fit",
 				   len, XB_NETPEER_MAX_PAYLOAD);
 	vb_cmd c = {.kind = (uint8_t)kind, .at = cycles_of(v, at_ns), .a = a, .b = b,
-		    .len = (uint16_t)len};
+		    .len = (uint16_t)len, .data = xcalloc(1, len ? len : 1)};
 	memcpy(c.data, data, len);
-	return submit_cmd(v, &c, rep);
+	if (submit_cmd(v, &c, rep) == 0)
+		return 0;
+	free(c.data);
+	return -1;
 }
 
 static int bv_send_ping(xb_bench *b, uint64_t at_ns, uint16_t id, uint16_t seq,
@@ -844,6 +866,16 @@ static int bv_cache_view(xb_bench *b, int64_t *tags, uint64_t *set_misses, uint3
 	return 0;
 }
 
+static void bv_set_horizon(xb_bench *b, uint64_t ns)
+{
+	bench_virtual *v = V(b);
+	if (!v->live)
+		return;
+	uint64_t c = ns == UINT64_MAX ? UINT64_MAX : cycles_of(v, ns);
+	if (atomic_exchange(&v->horizon, c) < c)
+		wake(v->board_wake);
+}
+
 static void bv_close(xb_bench *b)
 {
 	bench_virtual *v = V(b);
@@ -859,9 +891,12 @@ static void bv_close(xb_bench *b)
 		wake(v->board_wake);
 		pthread_join(v->thread, NULL);
 	}
-	for (size_t i = 0; i < VB_SENDS; i++)
-		if (v->sends[i].event)
-			board_cancel(v->b, v->sends[i].event);
+	while (v->sends) {
+		board_cancel(v->b, v->sends->event);
+		send_unlink(v->sends);
+	}
+	for (size_t i = 0; i < v->ncmds; i++) /* commands the board thread never took */
+		free(v->cmds[i].data);
 	if (v->srv)
 		dap_socket_close(v->srv);
 	vbench_free(v->vb);
@@ -904,6 +939,7 @@ xb_bench *bench_virtual_open(const xb_virtual_options *o, xb_report *rep)
 	v->base.ops = &bench_virtual_ops;
 	v->o = *o;
 	v->live = !o->virtual_time;
+	atomic_store(&v->horizon, UINT64_MAX);
 	v->board_wake = v->session_wake = -1;
 	pthread_mutex_init(&v->mu, NULL);
 	snprintf(v->base.name, sizeof v->base.name, "virtual Pico%s",
@@ -1010,5 +1046,6 @@ static const xb_bench_ops bench_virtual_ops = {
 	.state = bv_state,
 	.control = bv_control,
 	.cache_view = bv_cache_view,
+	.set_horizon = bv_set_horizon,
 	.close = bv_close,
 };

@@ -147,12 +147,18 @@ static void plan_windows(xb_session *s)
 	j->deadline = j->t0;
 }
 
-static void start_traffic(xb_session *s)
+/* Starts the window's traffic; returns when the window ends: a window as long as the
+ * idle one, or, when the edge's counter read came back late (a live bench running
+ * faster than real time), long enough for every request and its reply. */
+static uint64_t start_traffic(xb_session *s)
 {
 	job_state *j = s->job;
 	uint64_t start = j->t0 + j->window + JOB_TRAFFIC_LEAD_NS;
 	if (start < s->now + JOB_TRAFFIC_LEAD_NS / 10)
 		start = s->now + JOB_TRAFFIC_LEAD_NS / 10;
+	uint64_t end = j->t0 + 2 * j->window;
+	if (end < start + j->window - JOB_TRAFFIC_LEAD_NS)
+		end = start + j->window - JOB_TRAFFIC_LEAD_NS;
 	if (j->kind == JOB_PROFILE && j->udp_phase)
 		traffic_add_series(s, TR_UDP, TR_JOB, start, 1e9 / j->pp.udp_rate, j->count,
 				   j->pp.udp_size ? j->pp.udp_size : 64, 0, 0);
@@ -160,6 +166,7 @@ static void start_traffic(xb_session *s)
 		traffic_add_series(s, TR_PING, TR_JOB, start, (double)j->window / j->count, j->count,
 				   j->kind == JOB_MEASURE ? j->mp.ping_size : j->pp.ping_size,
 				   JOB_PING_ID, 0);
+	return end;
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -271,9 +278,8 @@ static void step(xb_session *s)
 	case ST_TRAFFIC:
 		if (j->reads_pending)
 			return;
-		start_traffic(s);
 		j->step = ST_EDGE_END;
-		j->deadline = j->t0 + 2 * j->window;
+		j->deadline = start_traffic(s);
 		return;
 	case ST_EDGE_END:
 		if (s->now < j->deadline)
@@ -286,7 +292,7 @@ static void step(xb_session *s)
 				j->pp.samples->busy_seconds += (double)j->window / 1e9;
 		}
 		j->step = ST_DRAIN;
-		j->deadline = j->t0 + 2 * j->window + JOB_DRAIN_NS;
+		j->deadline = s->now + JOB_DRAIN_NS;
 		return;
 	case ST_DRAIN:
 		if ((j->settled < j->count || j->reads_pending) && s->now < j->deadline)

@@ -96,9 +96,16 @@ static void probe_drop(xb_session *s)
 	s->ct.in_flight = 0;
 }
 
+void session_unfence(xb_session *s)
+{
+	if (s->bench->ops->set_horizon)
+		s->bench->ops->set_horizon(s->bench, UINT64_MAX);
+}
+
 void session_probe_release(xb_session *s)
 {
 	xb_err err;
+	session_unfence(s);
 	if (s->sampler)
 		sampler_stream_stop(s->sampler);
 	if (s->pipe && !dap_pipe_idle(s->pipe) && dap_pipe_drain(s->pipe, &err) != 0)
@@ -116,6 +123,7 @@ void session_probe_release(xb_session *s)
 
 static int probe_connect_now(xb_session *s, xb_report *rep)
 {
+	session_unfence(s); /* the probe's answers need the board's time to move */
 	xb_transport *t = s->bench->ops->connect_probe(s->bench, rep);
 	if (!t)
 		return -1;
@@ -141,6 +149,7 @@ static void sampler_start(xb_session *s)
 					.sink = live_sample_sink,
 					.sink_ctx = s};
 	xb_err err;
+	session_unfence(s);
 	if (!dap_pipe_idle(s->pipe) && dap_pipe_drain(s->pipe, &err) != 0) {
 		session_problem(s, XB_STATUS_PROBE_GONE, "%s", err.msg);
 		s->probe_problem = 1;
@@ -417,7 +426,8 @@ static void phase_pump(xb_session *s)
 			session_note(s, XB_LOG_INFO, "idle window recorded: %.0f misses per second over %.2f s",
 				    s->ct.idle_rate, s->ct.idle_s);
 			session_set_phase(s, XB_PHASE_RUNNING, "running");
-			traffic_live(s, 1);
+			/* a job that started during the window sends its own traffic */
+			traffic_live(s, session_job(s, NULL) != XB_JOB_RUNNING);
 		}
 		break;
 	default:
@@ -492,6 +502,12 @@ static uint64_t next_due(xb_session *s)
 	}
 	if (s->series_next < t)
 		t = s->series_next;
+	if (s->bench->ops->set_horizon && !s->virtual_time) {
+		/* again before the board reaches the horizon */
+		uint64_t h = s->now + (traffic_horizon(s) - s->now) / 2;
+		if (h < t)
+			t = h;
+	}
 	if (!s->probe_open && s->o.attach && s->retry_ns < t)
 		t = s->retry_ns;
 	return t;
@@ -510,9 +526,20 @@ int session_timeout_ms(xb_session *s)
 		return 1;
 	if (t <= now)
 		return 0;
-	double speed = s->is_virtual && s->bst.speed > 0 ? s->bst.speed : 1.0;
-	double ms = (double)(t - now) / 1e6 / speed;
+	double ms = (double)(t - now) / 1e6 / session_speed(s);
 	return ms > 100 ? 100 : (int)ceil(ms);
+}
+
+double session_speed(const xb_session *s)
+{
+	if (!s->is_virtual || s->virtual_time || !(s->bst.speed > 0))
+		return 1.0;
+	/* asked for more than the host gives: what it gives (measured over the last second;
+	 * before a second has passed, a bound no host gets past by much) */
+	double speed = s->bst.speed, got = s->bst.ratio > 0 ? s->bst.ratio : 16;
+	if (speed > got)
+		speed = got > 1 ? got : 1;
+	return speed;
 }
 
 int session_pump(xb_session *s)
@@ -554,6 +581,8 @@ int session_pump(xb_session *s)
 	pause_pump(s);
 	traffic_sweep_pump(s);
 	traffic_pump(s);
+	if (s->bench->ops->set_horizon && !s->virtual_time)
+		s->bench->ops->set_horizon(s->bench, traffic_horizon(s));
 	live_series(s);
 	return 0;
 }

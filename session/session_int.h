@@ -211,9 +211,15 @@ void session_set_phase(xb_session *s, int phase, const char *fmt, ...) __attribu
 void session_bringup(xb_session *s);
 /* The pipe that streams samples and counter reads; started once the probe is connected. */
 void session_pipe_start(xb_session *s);
+/* Lets the live virtual bench's board run freely until the next pump sets the horizon
+ * again: before the session waits for the probe's answers (they need board time). */
+void session_unfence(xb_session *s);
 /* Stops the sampler and frees it and the pipe (what is in flight is answered first); the
  * probe stays connected, for synchronous use (flash programming). */
 void session_probe_release(xb_session *s);
+/* Bench seconds per wall second now: the virtual bench's speed, or what the host achieves
+ * when that is less (1 on a real bench and in virtual time). */
+double session_speed(const xb_session *s);
 /* An eventfd (non-blocking, close-on-exec), or -1. */
 int session_eventfd(void);
 /* Starts or stops the PC sampler (packets in flight finish). */
@@ -226,6 +232,9 @@ void traffic_init(xb_session *s);
 void traffic_free(xb_session *s);
 /* Sends what is due (up to `until` on a bench that schedules). */
 void traffic_pump(xb_session *s);
+/* How far traffic_pump has sent (a bench that schedules has every request due before
+ * it); the live virtual bench's board runs no further. */
+uint64_t traffic_horizon(const xb_session *s);
 /* The earliest due time of a request not sent yet (UINT64_MAX: none). */
 uint64_t traffic_next_due(const xb_session *s);
 /* Requests due at or before t, over every series ever run. */
