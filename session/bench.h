@@ -46,6 +46,8 @@ typedef struct xb_bench_state {
 	uint64_t records_lost;/* usbmon records the bench could not hand over (queue full) */
 	int probe_served;     /* virtual: a client is connected to the probe socket */
 	uint64_t probe_packets; /* virtual: CMSIS-DAP packets the probe processed */
+	int tracing;          /* virtual: a fetch trace is being recorded */
+	int trace_failed;     /* virtual: the last trace could not be created or written */
 } xb_bench_state;
 
 /* The virtual bench's debug tricks for tests and demos (control "probe"). */
@@ -98,6 +100,11 @@ typedef struct xb_bench_ops {
 	 * has given the bench every request due before it, so that none goes out late
 	 * however much faster than real time the board runs. */
 	void (*set_horizon)(xb_bench *b, uint64_t ns);
+	/* Virtual bench only (NULL elsewhere): starts recording the board's fetch trace (the
+	 * binary form of core/trace.h) into path, from now on; NULL stops the recording and
+	 * completes the file. Live, it happens on the board's next slice: the state's
+	 * `tracing` says when. */
+	int (*trace)(xb_bench *b, const char *path, xb_report *rep);
 	void (*close)(xb_bench *b);
 } xb_bench_ops;
 

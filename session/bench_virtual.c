@@ -33,7 +33,7 @@
 
 static const xb_bench_ops bench_virtual_ops;
 
-enum { CMD_SEND_PING = 1, CMD_SEND_UDP, CMD_CONTROL, CMD_ADOPT, CMD_STOP };
+enum { CMD_SEND_PING = 1, CMD_SEND_UDP, CMD_CONTROL, CMD_ADOPT, CMD_TRACE, CMD_STOP };
 
 typedef struct vb_cmd {
 	uint8_t kind;
@@ -79,6 +79,7 @@ struct bench_virtual {
 	FILE *trace_f;
 	xb_trace_stream ts;
 	int tracing;
+	int trace_failed; /* under the lock: the last trace could not be written */
 	vb_send *sends;  /* scheduled, not sent yet */
 	xb_pacer pacer;
 	uint64_t unplugged_until; /* board cycle before which the probe refuses connections */
@@ -358,6 +359,42 @@ static void exec_control(bench_virtual *v, const char *what, double value, doubl
 		board_trace_mark(v->b, (uint32_t)value);
 }
 
+/* Ends the fetch trace being recorded (the file is complete afterwards). */
+static void trace_end(bench_virtual *v)
+{
+	if (!v->tracing)
+		return;
+	board_set_trace(v->b, NULL);
+	trace_stream_close(&v->ts);
+	if (fclose(v->trace_f) != 0) {
+		lock(v);
+		v->trace_failed = 1;
+		unlock(v);
+	}
+	v->trace_f = NULL;
+	v->tracing = 0;
+}
+
+/* Starts recording the fetch trace into path (NULL: stops it). */
+static void exec_trace(bench_virtual *v, const char *path)
+{
+	trace_end(v);
+	if (!path)
+		return;
+	if (!(v->trace_f = fopen(path, "wb"))) {
+		lock(v);
+		v->trace_failed = 1;
+		unlock(v);
+		return;
+	}
+	trace_stream_open(&v->ts, v->trace_f);
+	board_set_trace(v->b, &v->ts);
+	v->tracing = 1;
+	lock(v);
+	v->trace_failed = 0;
+	unlock(v);
+}
+
 static void exec_cmd(bench_virtual *v, const vb_cmd *c)
 {
 	switch (c->kind) {
@@ -367,6 +404,10 @@ static void exec_cmd(bench_virtual *v, const vb_cmd *c)
 		break;
 	case CMD_CONTROL:
 		exec_control(v, c->what, c->value, c->value2);
+		break;
+	case CMD_TRACE:
+		exec_trace(v, (const char *)c->data);
+		free(c->data);
 		break;
 	case CMD_ADOPT:
 		if (!v->srv) {
@@ -407,6 +448,8 @@ static void publish(bench_virtual *v, uint64_t now_wall)
 	net_text(v, v->st.net, sizeof v->st.net);
 	v->st.core = board_locked_up(v->b) ? 2 : board_halted(v->b) ? 1 : 0;
 	v->st.records_lost = v->records_lost;
+	v->st.tracing = v->tracing;
+	v->st.trace_failed = v->trace_failed;
 	v->st.probe_served = v->srv && dap_socket_connected(v->srv);
 	xb_dap_stats ds;
 	dap_stats(v->dap, &ds);
@@ -866,6 +909,19 @@ static int bv_cache_view(xb_bench *b, int64_t *tags, uint64_t *set_misses, uint3
 	return 0;
 }
 
+static int bv_trace(xb_bench *b, const char *path, xb_report *rep)
+{
+	bench_virtual *v = V(b);
+	vb_cmd c = {.kind = CMD_TRACE, .data = path ? (uint8_t *)xstrdup(path) : NULL};
+	if (submit_cmd(v, &c, rep) == 0) {
+		if (!v->live)
+			publish(v, 0);
+		return 0;
+	}
+	free(c.data);
+	return -1;
+}
+
 static void bv_set_horizon(xb_bench *b, uint64_t ns)
 {
 	bench_virtual *v = V(b);
@@ -1047,5 +1103,6 @@ static const xb_bench_ops bench_virtual_ops = {
 	.control = bv_control,
 	.cache_view = bv_cache_view,
 	.set_horizon = bv_set_horizon,
+	.trace = bv_trace,
 	.close = bv_close,
 };

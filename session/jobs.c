@@ -41,6 +41,7 @@ enum {
 	ST_FP_IDLE_END,
 	ST_SWEEP,        /* the UDP step sweep */
 	ST_NEXT_PHASE,   /* profile: the UDP phase after the pings */
+	ST_TRACE_END,    /* profile: the fetch trace is being completed */
 	ST_DONE
 };
 
@@ -54,6 +55,8 @@ struct job_state {
 	uint64_t deadline;
 	/* windows */
 	int udp_phase;       /* profile: the phase is the UDP one */
+	int recording;       /* profile: samples go to pp.samples (the traffic windows) */
+	int tracing;         /* profile: the job started the bench's fetch trace */
 	uint64_t t0, window;
 	unsigned count;
 	double edge[4];      /* counter totals at the edges (NaN until read) */
@@ -77,7 +80,10 @@ static void job_fail(xb_session *s, const char *fmt, ...)
 		j->rep.status = XB_STATUS_INTERNAL;
 	j->result = XB_JOB_FAILED;
 	j->step = ST_DONE;
-	session_sampling(s, 0);
+	j->recording = 0;
+	if (j->tracing)
+		s->bench->ops->trace(s->bench, NULL, NULL);
+	session_sampling(s, s->o.sample);
 	traffic_stop_owner(s, TR_JOB);
 	session_note(s, XB_LOG_ERROR, "%s", j->rep.msg);
 }
@@ -232,6 +238,11 @@ static void next_after_pings(xb_session *s)
 			j->step = ST_SETTLE;
 			return;
 		}
+		if (j->tracing) {
+			s->bench->ops->trace(s->bench, NULL, NULL);
+			j->step = ST_TRACE_END;
+			return;
+		}
 		j->result = XB_JOB_DONE;
 		j->step = ST_DONE;
 		return;
@@ -271,8 +282,10 @@ static void step(xb_session *s)
 			return;
 		mark(s, XB_TRACE_MARK_TRAFFIC);
 		read_edge(s, &j->edge[1]);
-		if (j->kind == JOB_PROFILE)
+		if (j->kind == JOB_PROFILE) {
 			session_sampling(s, 1);
+			j->recording = 1;
+		}
 		j->step = ST_TRAFFIC;
 		return;
 	case ST_TRAFFIC:
@@ -287,7 +300,11 @@ static void step(xb_session *s)
 		mark(s, XB_TRACE_MARK_END);
 		read_edge(s, &j->edge[2]);
 		if (j->kind == JOB_PROFILE) {
-			session_sampling(s, 0);
+			/* a sampler that stops now still delivers the packets in flight, taken in
+			 * the window; one that goes on sampling (live) delivers later samples too */
+			session_sampling(s, s->o.sample);
+			if (s->o.sample)
+				j->recording = 0;
 			if (j->pp.samples)
 				j->pp.samples->busy_seconds += (double)j->window / 1e9;
 		}
@@ -358,6 +375,18 @@ static void step(xb_session *s)
 		j->res.footprint_lines = (j->edge[1] - j->edge[0]) - (j->edge[3] - j->edge[2]);
 		j->step = ST_SWEEP;
 		j->deadline = 0;
+		return;
+	case ST_TRACE_END:
+		if (s->bst.tracing)
+			return;
+		j->tracing = 0;
+		if (s->bst.trace_failed) {
+			j->rep.status = XB_STATUS_IO;
+			job_fail(s, "the fetch trace %s could not be written", j->pp.trace_path);
+			return;
+		}
+		j->result = XB_JOB_DONE;
+		j->step = ST_DONE;
 		return;
 	case ST_SWEEP: {
 		double peak;
@@ -450,7 +479,7 @@ void jobs_echo(xb_session *s, const xb_echo_event *e)
 void jobs_samples(xb_session *s, const xb_live_sample *v, size_t n)
 {
 	job_state *j = s->job;
-	if (!j || j->kind != JOB_PROFILE || !j->pp.samples || j->result != XB_JOB_RUNNING)
+	if (!j || j->kind != JOB_PROFILE || !j->pp.samples || !j->recording)
 		return;
 	for (size_t i = 0; i < n; i++)
 		samples_push(j->pp.samples, v[i].pc, v[i].flags);
@@ -508,9 +537,20 @@ int session_profile_run(xb_session *s, const xb_profile_plan *p, xb_report *rep)
 	if (!p->pings || !(p->interval_ms > 0) || (p->udp_rate && !(p->udp_seconds > 0)))
 		return report_fail(rep, XB_STATUS_BAD_ARGUMENT, "a profile run needs pings, an "
 				   "interval above 0 and, with UDP, a duration");
+	if (p->trace_path && !s->bench->ops->trace)
+		return report_fail(rep, XB_STATUS_UNSUPPORTED, "%s records no fetch trace (only "
+				   "the virtual bench can)", s->bench->name);
 	if (job_start(s, JOB_PROFILE, rep))
 		return -1;
 	s->job->pp = *p;
+	if (p->trace_path) {
+		if (s->bench->ops->trace(s->bench, p->trace_path, rep) != 0) {
+			s->job->result = XB_JOB_FAILED;
+			s->job->rep = *rep;
+			return -1;
+		}
+		s->job->tracing = 1;
+	}
 	if (p->in_flight)
 		s->o.sample_in_flight = p->in_flight;
 	return 0;

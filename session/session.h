@@ -235,6 +235,9 @@ typedef struct xb_profile_plan {
 	unsigned udp_size;
 	unsigned in_flight;     /* sampler packets in flight (0: the probe's count) */
 	xb_samples *samples;    /* out */
+	const char *trace_path; /* the virtual bench: record the run's fetch trace here (with
+				 * the window marks), from the job's start to its end; NULL:
+				 * none (or the bench's own: xb_virtual_options.trace_path) */
 } xb_profile_plan;
 
 /* Starts a job (the session's own traffic pauses while it runs). One at a time. */

@@ -14,7 +14,10 @@
 #include <string.h>
 #include <time.h>
 
+#include "../../core/plan.h"
+#include "../../core/trace.h"
 #include "../../session/session.h"
+#include "../common/testdir.h"
 #include "../../sim/vbench.h"
 #include "test_pico_common.h"
 
@@ -318,6 +321,51 @@ static void test_reflash_live(void **state)
 	session_close(s);
 }
 
+/* The study's profile run on the live bench, faster than real time, with a fetch trace:
+ * the trace's windows replayed through the cache model give what the measurement of the
+ * same pings gives, and the samples come from the traffic window only. */
+static void test_profile_live_traced(void **state)
+{
+	(void)state;
+	xb_session *s = open_session(0, 50, 200, 0.2);
+	xb_report rep;
+	assert_true(pump_until(s, running, 30));
+	assert_int_equal(session_set_speed(s, 1000, &rep), 0);
+	char *trace = xasprintf("%s/live.trace", test_dir);
+	xb_samples smp;
+	samples_init(&smp);
+	xb_profile_plan pp = {.pings = 100, .interval_ms = 20, .ping_size = 56, .samples = &smp,
+			      .trace_path = trace};
+	assert_int_equal(session_profile_run(s, &pp, &rep), 0);
+	int done = 0;
+	double end = wall() + 60;
+	while (!done && wall() < end) {
+		assert_int_equal(session_pump(s), 0);
+		done = session_job(s, NULL) != XB_JOB_RUNNING;
+		struct pollfd fds[8];
+		int n = session_pollfds(s, fds, 8);
+		poll(fds, (nfds_t)n, session_timeout_ms(s));
+	}
+	assert_int_equal(session_job(s, &rep), XB_JOB_DONE);
+	session_close(s);
+	print_message("# live profile: %zu samples over %.1f s\n", smp.n, smp.busy_seconds);
+	assert_true(smp.n > 1000);
+	assert_true(fabs(smp.busy_seconds - 2.0) < 1e-9);
+
+	xb_trace t;
+	xb_err err;
+	assert_int_equal(trace_read_file(&t, trace, &err), 0);
+	double per_echo = NAN;
+	assert_int_equal(plan_window_misses(&target, &t, &per_echo, &err), 0);
+	double ref = reference_misses_per_echo(100, 20);
+	print_message("# the live trace's windows: %.1f misses per echo, sim run's %.1f\n", per_echo,
+		      ref);
+	assert_true(fabs(per_echo - ref) / ref < 0.02);
+	trace_free(&t);
+	samples_free(&smp);
+	free(trace);
+}
+
 int main(void)
 {
 	if (!firmware()) {
@@ -331,6 +379,7 @@ int main(void)
 		cmocka_unit_test(test_lost_probe_keeps_samples),
 		cmocka_unit_test(test_reflash_virtual_time),
 		cmocka_unit_test(test_reflash_live),
+		cmocka_unit_test(test_profile_live_traced),
 	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return cmocka_run_group_tests(tests, testdir_setup, testdir_teardown);
 }
