@@ -2,6 +2,7 @@
  * moved to those addresses. */
 #include "layout.h"
 
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,6 +18,7 @@ void layout_free(xb_layout *l)
 {
 	free(l->e);
 	free(l->refused);
+	free(l->pins);
 	memset(l, 0, sizeof *l);
 }
 
@@ -24,6 +26,15 @@ void layout_add(xb_layout *l, int func, enum xb_place place, uint32_t way_offset
 {
 	xb_grow(&l->e, &l->cap, l->n + 1, sizeof *l->e);
 	l->e[l->n++] = (xb_layout_entry){.func = func, .place = place, .way_offset = way_offset};
+}
+
+void layout_add_pin(xb_layout *l, int func)
+{
+	for (size_t i = 0; i < l->npins; i++)
+		if (l->pins[i] == func)
+			return;
+	xb_grow(&l->pins, &l->pins_cap, l->npins + 1, sizeof *l->pins);
+	l->pins[l->npins++] = func;
 }
 
 const char *layout_place_name(enum xb_place p)
@@ -44,7 +55,8 @@ int layout_write_file(const xb_layout *l, const xb_image *img, const char *path,
 	xb_strbuf sb = {0};
 	sb_printf(&sb, "# xipbench layout (strategy %s) for %s\n", l->strategy,
 		  img->path ? img->path : "?");
-	sb_puts(&sb, "# hot NAME | colour NAME WAY_OFFSET | sram NAME, in placement order\n");
+	sb_puts(&sb, "# hot NAME | colour NAME WAY_OFFSET | sram NAME, in placement order; "
+		"pin NAME\n");
 	sb_printf(&sb, "strategy %s\n", l->strategy);
 	for (size_t i = 0; i < l->nrefused; i++) {
 		char *q = image_qualified_name(img, &img->funcs[l->refused[i].func]);
@@ -60,6 +72,13 @@ int layout_write_file(const xb_layout *l, const xb_image *img, const char *path,
 			sb_printf(&sb, "colour %s 0x%04x\n", q, e->way_offset);
 		else
 			sb_printf(&sb, "%s %s\n", layout_place_name(e->place), q);
+		free(q);
+	}
+	for (size_t i = 0; i < l->npins; i++) {
+		if (l->pins[i] < 0 || (size_t)l->pins[i] >= img->nfuncs)
+			continue;
+		char *q = image_qualified_name(img, &img->funcs[l->pins[i]]);
+		sb_printf(&sb, "pin %s\n", q);
 		free(q);
 	}
 	int rc = xb_write_file_atomic(path, sb.buf, sb.len, err);
@@ -137,9 +156,12 @@ int layout_parse(xb_layout *l, const xb_image *img, const char *data, size_t len
 			snprintf(tmp.strategy, sizeof tmp.strategy, "%s", w[1]);
 			continue;
 		}
-		enum xb_place place;
+		enum xb_place place = XB_PLACE_DEFAULT;
 		uint64_t off = 0;
-		if (strcmp(w[0], "hot") == 0 && nw == 2)
+		int pin = 0;
+		if (strcmp(w[0], "pin") == 0 && nw == 2)
+			pin = 1;
+		else if (strcmp(w[0], "hot") == 0 && nw == 2)
 			place = XB_PLACE_HOT;
 		else if (strcmp(w[0], "sram") == 0 && nw == 2)
 			place = XB_PLACE_SRAM;
@@ -150,8 +172,8 @@ int layout_parse(xb_layout *l, const xb_image *img, const char *data, size_t len
 				break;
 			}
 		} else {
-			rc = xb_fail(err, "%s:%d: expected 'hot NAME', 'colour NAME OFFSET' or 'sram NAME'",
-				     name, lineno);
+			rc = xb_fail(err, "%s:%d: expected 'hot NAME', 'colour NAME OFFSET', 'sram NAME' "
+				     "or 'pin NAME'", name, lineno);
 			break;
 		}
 		char *key = w[1];
@@ -164,7 +186,10 @@ int layout_parse(xb_layout *l, const xb_image *img, const char *data, size_t len
 		int f = (int)strtoul(*hit + strlen(*hit) + 1, NULL, 10);
 		if (img->funcs[f].alias_of >= 0)
 			f = img->funcs[f].alias_of;
-		layout_add(&tmp, f, place, (uint32_t)off);
+		if (pin)
+			layout_add_pin(&tmp, f);
+		else
+			layout_add(&tmp, f, place, (uint32_t)off);
 	}
 	for (size_t i = 0; i < img->nfuncs; i++)
 		free(names[i]);
@@ -177,6 +202,179 @@ int layout_parse(xb_layout *l, const xb_image *img, const char *data, size_t len
 	layout_free(l);
 	*l = tmp;
 	return 0;
+}
+
+/* ---- name lists ---- */
+
+void layout_names_free(xb_name_list *nl)
+{
+	free(nl->func);
+	for (size_t i = 0; i < nl->nunknown; i++)
+		free(nl->unknown[i]);
+	free(nl->unknown);
+	for (size_t i = 0; i < nl->nambiguous; i++)
+		free(nl->ambiguous[i]);
+	free(nl->ambiguous);
+	memset(nl, 0, sizeof *nl);
+}
+
+static const char *path_base_name(const char *p)
+{
+	const char *slash = strrchr(p, '/');
+	return slash ? slash + 1 : p;
+}
+
+/* Whether a file written in a name list (a base name or a full path) is path. */
+static int names_file(const char *written, const char *path)
+{
+	return path && (strcmp(written, path) == 0 || strcmp(written, path_base_name(path)) == 0);
+}
+
+static int root_of(const xb_image *img, size_t i)
+{
+	return img->funcs[i].alias_of >= 0 ? img->funcs[i].alias_of : (int)i;
+}
+
+/* The function "archive:member(section)" or "object(section)" names: 0 with *func set, 1
+ * when nothing matches, 2 when several input sections do. first_of_input: per map input,
+ * its first function (-1 if none). */
+static int names_match_qualified(const xb_image *img, const int *first_of_input, char *s,
+				 int *func)
+{
+	char *open = strchr(s, '(');
+	size_t len = strlen(s);
+	*open = 0;
+	s[len - 1] = 0;
+	const char *section = open + 1;
+	char *colon = strrchr(s, ':');
+	const char *archive = colon ? s : NULL, *member = colon ? colon + 1 : s;
+	if (colon)
+		*colon = 0;
+	int found = -1, rc = 1;
+	for (size_t i = 0; i < img->map.ninputs && rc != 2; i++) {
+		const xb_map_input *in = &img->map.inputs[i];
+		if (first_of_input[i] < 0 || !in->section || strcmp(in->section, section) != 0 ||
+		    !names_file(member, in->member) ||
+		    (archive ? !names_file(archive, in->archive) : in->archive != NULL))
+			continue;
+		if (found >= 0 && found != first_of_input[i])
+			rc = 2;
+		else {
+			found = first_of_input[i];
+			rc = 0;
+		}
+	}
+	*func = found;
+	return rc;
+}
+
+/* The function a plain name names, by name, else by name without clone/LTO suffixes: 0
+ * with *func set, 1 when nothing matches, 2 when several functions do. */
+static int names_match_plain(const xb_image *img, const char *s, int *func)
+{
+	int found = -1;
+	for (size_t i = 0; i < img->nfuncs; i++) {
+		if (!img->funcs[i].name || strcmp(img->funcs[i].name, s) != 0)
+			continue;
+		if (found >= 0 && found != root_of(img, i))
+			return 2;
+		found = root_of(img, i);
+	}
+	if (found < 0) {
+		size_t at;
+		char *base = image_base_name(s, &at);
+		for (size_t i = 0; i < img->nfuncs; i++) {
+			if (!img->funcs[i].base_name || strcmp(img->funcs[i].base_name, base) != 0)
+				continue;
+			if (found >= 0 && found != root_of(img, i)) {
+				free(base);
+				return 2;
+			}
+			found = root_of(img, i);
+		}
+		free(base);
+	}
+	*func = found;
+	return found < 0;
+}
+
+static void names_push(char ***v, size_t *n, size_t *cap, const char *s)
+{
+	xb_grow(v, cap, *n + 1, sizeof **v);
+	(*v)[(*n)++] = xstrdup(s);
+}
+
+int layout_names_parse(xb_name_list *out, const xb_image *img, const char *data, size_t len,
+		       const char *name, xb_err *err)
+{
+	memset(out, 0, sizeof *out);
+	if (memchr(data, 0, len))
+		return xb_fail(err, "%s: not a name list (binary data)", name);
+	char *text = xstrndup(data, len);
+	int *first_of_input = xmalloc((img->map.ninputs + 1) * sizeof *first_of_input);
+	for (size_t i = 0; i < img->map.ninputs; i++)
+		first_of_input[i] = -1;
+	for (size_t i = img->nfuncs; i-- > 0;)
+		if (img->funcs[i].alias_of < 0 && img->funcs[i].input >= 0 &&
+		    (size_t)img->funcs[i].input < img->map.ninputs)
+			first_of_input[img->funcs[i].input] = (int)i;
+	bool *seen = xcalloc(img->nfuncs + 1, sizeof *seen);
+	int rc = 0, lineno = 0;
+	char *next = NULL;
+	for (char *line = text; line; line = next) {
+		char *nl = strchr(line, '\n');
+		next = nl ? nl + 1 : NULL;
+		if (nl)
+			*nl = 0;
+		lineno++;
+		char *hash = strchr(line, '#');
+		if (hash)
+			*hash = 0;
+		char *w[1];
+		int nw = split_words(line, w, 1);
+		if (nw < 0) {
+			rc = xb_fail(err, "%s:%d: one name per line (names hold no spaces)", name,
+				     lineno);
+			break;
+		}
+		if (nw == 0)
+			continue;
+		char *copy = xstrdup(w[0]);
+		size_t n = strlen(copy);
+		int f = -1;
+		int m = n > 2 && copy[n - 1] == ')' && strchr(copy, '(') && img->has_map
+				? names_match_qualified(img, first_of_input, copy, &f)
+				: names_match_plain(img, w[0], &f);
+		free(copy);
+		if (m == 1)
+			names_push(&out->unknown, &out->nunknown, &out->unknown_cap, w[0]);
+		else if (m == 2)
+			names_push(&out->ambiguous, &out->nambiguous, &out->ambiguous_cap, w[0]);
+		else if (!seen[f]) {
+			seen[f] = true;
+			xb_grow(&out->func, &out->cap, out->n + 1, sizeof *out->func);
+			out->func[out->n++] = f;
+		}
+	}
+	free(seen);
+	free(first_of_input);
+	free(text);
+	if (rc != 0)
+		layout_names_free(out);
+	return rc;
+}
+
+int layout_names_read_file(xb_name_list *out, const xb_image *img, const char *path,
+			   xb_err *err)
+{
+	char *text;
+	size_t len;
+	memset(out, 0, sizeof *out);
+	if (xb_read_file(path, &text, &len, err) != 0)
+		return -1;
+	int rc = layout_names_parse(out, img, text, len, path, err);
+	free(text);
+	return rc;
 }
 
 /* ---- placement ---- */

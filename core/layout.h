@@ -34,29 +34,66 @@ typedef struct xb_refusal {
 } xb_refusal;
 
 /* Entries in order: hot and coloured entries in the order of the hot block, SRAM entries
- * in the order of the RAM function section. Functions not listed are XB_PLACE_DEFAULT. */
+ * in the order of the RAM function section. Functions not listed are XB_PLACE_DEFAULT.
+ * Pins are the functions the layout editor (layout_edit.h) keeps where they are when a
+ * planner fills the layout; they do not change where anything goes. */
 typedef struct xb_layout {
 	xb_layout_entry *e;
 	size_t n, cap;
-	char strategy[16];    /* "hot", "colour", "sram", "names", "stock" */
+	char strategy[16];    /* "hot", "colour", "sram", "names", "stock", "edited" */
 	xb_refusal *refused;  /* written to layout.txt as comments only */
 	size_t nrefused, refused_cap;
+	int *pins;            /* pinned functions (first of aliases), each once */
+	size_t npins, pins_cap;
 } xb_layout;
 
 void layout_init(xb_layout *l);
 void layout_free(xb_layout *l);
 void layout_add(xb_layout *l, int func, enum xb_place place, uint32_t way_offset);
+/* Pins func (once: a function already pinned is not added again). */
+void layout_add_pin(xb_layout *l, int func);
 const char *layout_place_name(enum xb_place p);
 
 /* layout.txt in a layout folder: "# comments", then one line per entry:
  *   hot NAME | colour NAME 0xOFFSET | sram NAME
- * with NAME as image_qualified_name gives it. */
+ * then one line per pinned function:
+ *   pin NAME
+ * with NAME as image_qualified_name gives it (docs/formats-snippets.md). Files without pin
+ * lines (written before pins existed) read as before. */
 int layout_write_file(const xb_layout *l, const xb_image *img, const char *path, xb_err *err);
 int layout_read_file(xb_layout *l, const xb_image *img, const char *path, xb_err *err);
 /* The same from memory; name is used in messages ("NAME:LINE: problem"). On error *l is
  * unchanged. */
 int layout_parse(xb_layout *l, const xb_image *img, const char *data, size_t len,
 		 const char *name, xb_err *err);
+
+/* A name list (names.txt, as the snippet writer "names" writes it): one function name per
+ * line, '#' starts a comment, blank lines are skipped. A name is matched against the image
+ * as it is written: a plain symbol name ("net_buf_alloc"), else, when no function has that
+ * name, the one function whose name without clone/LTO suffixes is the same
+ * ("foo.lto_priv.3" finds "foo.lto_priv.0"); or a qualified name
+ * "archive:member(section)" / "object(section)" (archive and object by base name or full
+ * path, as image_qualified_name and names.txt write them), which needs the map. Names that
+ * match nothing go to unknown, names that match functions of several input sections (a
+ * static function several objects define, written unqualified) to ambiguous: neither is
+ * an error, so a list kept from another build still loads. */
+typedef struct xb_name_list {
+	int *func;            /* the functions named (first of aliases), in list order, each once */
+	size_t n, cap;
+	char **unknown;       /* names not in the image, in list order */
+	size_t nunknown, unknown_cap;
+	char **ambiguous;     /* names that match several functions, in list order */
+	size_t nambiguous, ambiguous_cap;
+} xb_name_list;
+
+void layout_names_free(xb_name_list *nl);
+/* Fails (leaving *out empty) only for a file that cannot be read, binary data, or a line
+ * holding more than one word; name is used in messages ("NAME:LINE: problem"). *out is
+ * initialised here. */
+int layout_names_parse(xb_name_list *out, const xb_image *img, const char *data, size_t len,
+		       const char *name, xb_err *err);
+int layout_names_read_file(xb_name_list *out, const xb_image *img, const char *path,
+			   xb_err *err);
 
 /* Where the linker will put things. new_addr[i] is the address of image.funcs[i] under the
  * layout (aliases follow their first function). Needs a map (input sections and their

@@ -40,6 +40,14 @@ double plan_conflict_score(const xb_plan_input *in, const xb_heat *h, const xb_p
 double plan_conflict_sets(const xb_plan_input *in, const xb_heat *h, const xb_placement *p,
 			  uint32_t *sets_over_ways, uint32_t *count, double *heat);
 
+/* Why each function of in->img may not go to SRAM, because it runs before the start-up
+ * code has copied the RAM sections: an array of in->img->nfuncs static strings, NULL for a
+ * function that may go (the caller frees the array). The reset handler always stays; with
+ * a trace, what it fetches before its last read of a RAM section's load image; without
+ * one, every function the reset handler calls (in->calls). plan_select_sram and the layout
+ * editor (layout_edit_state.c) both follow it. */
+const char **plan_stay_in_flash(const xb_plan_input *in);
+
 /* Adds the SRAM entries to out: with in->sram_libraries every function of those
  * libraries, else the densest of hot[0..n) (heat per byte, busy-wait loops left out)
  * within in->sram_budget. A function that runs before the start-up code has copied the

@@ -63,7 +63,7 @@ static size_t last_load_image_read(const xb_plan_input *in)
 /* Why each function must stay in flash (NULL: it may move): the reset handler, and what
  * runs before the RAM sections are copied (from the trace when it starts at reset, else
  * every function the reset handler calls). */
-static const char **stay_in_flash(const xb_plan_input *in)
+const char **plan_stay_in_flash(const xb_plan_input *in)
 {
 	const xb_image *img = in->img;
 	const char **why = xcalloc(img->nfuncs + 1, sizeof *why);
@@ -216,7 +216,7 @@ int plan_select_sram(const xb_plan_input *in, const xb_heat *h, const int *hot, 
 	const xb_image *img = in->img;
 	if (in->sram_libraries && check_libraries(img, in->sram_libraries, err) != 0)
 		return -1;
-	const char **why = stay_in_flash(in);
+	const char **why = plan_stay_in_flash(in);
 	int *v = xmalloc((img->nfuncs + 1) * sizeof *v);
 	size_t nv = 0;
 	if (in->sram_libraries) {
