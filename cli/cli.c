@@ -8,8 +8,10 @@
 
 #include "../core/util.h"
 
+
 static const xb_command *const commands[] = {
-	&cmd_info, &cmd_plan, &cmd_predict, &cmd_cache, &cmd_sim, &cmd_capture, &cmd_probe, &cmd_experiment, &cmd_workbench,
+	&cmd_info, &cmd_plan, &cmd_predict, &cmd_cache, &cmd_sim, &cmd_capture, &cmd_probe,
+	&cmd_experiment, &cmd_report, &cmd_workbench,
 	NULL,
 };
 

@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../core/export.h"
 #include "../core/history.h"
 #include "../core/sha256.h"
 #include "../core/target.h"
@@ -255,36 +256,6 @@ static int run_row(exp_ctx *c, exp_row *r, xb_err *err)
 
 /* ---- Output ---- */
 
-static void num(FILE *f, int width, double v, int decimals, const char *unit)
-{
-	char buf[64];
-	if (isnan(v))
-		snprintf(buf, sizeof buf, "-");
-	else
-		snprintf(buf, sizeof buf, "%.*f%s", decimals, v, unit);
-	fprintf(f, "%*s", width, buf);
-}
-
-/* Prints text in lines of at most width columns, broken at spaces. */
-static void print_wrapped(FILE *f, const char *text, size_t width)
-{
-	const char *p = text;
-	while (*p) {
-		size_t n = strlen(p);
-		if (n > width) {
-			n = width;
-			while (n > 0 && p[n] != ' ')
-				n--;
-			if (n == 0)
-				n = strcspn(p, " ");
-		}
-		fprintf(f, "%.*s\n", (int)n, p);
-		p += n;
-		while (*p == ' ')
-			p++;
-	}
-}
-
 static double pred_misses(const exp_row *r)
 {
 	return r->predicted ? r->pred.misses_per_echo : NAN;
@@ -300,57 +271,73 @@ static long extra_ram(const exp_row *r)
 	return r->strategy && r->predicted ? (long)r->pred.extra_ram : 0;
 }
 
+/* A measured row as a run of the history: what record_run keeps and the tables print. */
+static void row_run(const exp_row *r, xb_run *run)
+{
+	history_run_init(run);
+	memcpy(run->image_hash, r->hash, sizeof run->image_hash);
+	run->image = r->elf;
+	run->variant = variants[r->variant].label;
+	run->layout = r->name;
+	run->bench = "virtual";
+	run->extra_ram_bytes = extra_ram(r);
+	run->pad_bytes = r->strategy && r->predicted ? (int64_t)r->pred.pad_bytes : 0;
+	run->misses_per_echo = r->m.misses_per_echo;
+	run->predicted_misses_per_echo = pred_misses(r);
+	run->opt_bound_misses_per_echo = pred_opt(r);
+	run->turnaround_ms = r->m.turnaround_ms;
+	run->peak_udp_echo_per_s = r->m.peak_udp_echo_per_s;
+	run->footprint_lines = r->m.footprint_lines;
+}
+
+/* The measurement plan as the history and the method paragraph take it. */
+static void exp_method(const exp_ctx *c, xb_method *m)
+{
+	export_method_init(m);
+	m->pings = c->m.pings;
+	m->interval_ms = c->m.interval_ms;
+	m->ping_size = c->m.ping_size;
+	for (size_t i = 0; i < c->m.nrates && i < EXPORT_METHOD_MAX_RATES; i++)
+		m->rates[m->nrates++] = c->m.rates[i];
+	m->step_s = c->m.step_s;
+	m->gap_s = c->m.gap_s;
+	m->passes = c->m.passes;
+	m->udp_size = c->m.udp_size;
+	m->footprint_ms = c->m.footprint_ms;
+}
+
+/* The study's two tables (core/export.c's), the stock footprint and the method. */
 static void print_tables(const exp_ctx *c, FILE *f)
 {
-	fprintf(f, "Layout                                     Misses/echo  Predicted  OPT bound"
-		   "  Turnaround  Footprint\n");
+	xb_run runs[NROWS];
+	xb_export_row trows[NROWS];
+	size_t n = 0;
 	for (size_t i = 0; i < NROWS; i++) {
 		const exp_row *r = &rows[i];
-		if (!r->ok || !(r->tables & T1))
+		if (!r->ok)
 			continue;
-		fprintf(f, "%-42s", r->label);
-		num(f, 12, r->m.misses_per_echo, 1, "");
-		num(f, 11, pred_misses(r), 1, "");
-		num(f, 11, pred_opt(r), 1, "");
-		num(f, 12, r->m.turnaround_ms, 3, " ms");
-		num(f, 11, r->m.footprint_lines, 0, "");
-		fputc('\n', f);
+		row_run(r, &runs[n]);
+		trows[n].run = &runs[n];
+		trows[n].label = r->label;
+		trows[n].tables = (r->tables & T1 ? EXPORT_TABLE_FLASH : 0) |
+				  (r->tables & T2 ? EXPORT_TABLE_SRAM : 0);
+		n++;
 	}
-	fprintf(f, "\nLayout                                     Extra RAM  Peak UDP echo"
-		   "  Ping turnaround  Misses/echo  Predicted  OPT bound\n");
-	for (size_t i = 0; i < NROWS; i++) {
-		const exp_row *r = &rows[i];
-		if (!r->ok || !(r->tables & T2))
-			continue;
-		fprintf(f, "%-42s", r->label);
-		num(f, 10, extra_ram(r) / 1024.0, 1, " KB");
-		num(f, 15, r->m.peak_udp_echo_per_s, 0, "/s");
-		num(f, 17, r->m.turnaround_ms, 3, " ms");
-		num(f, 13, r->m.misses_per_echo, 1, "");
-		num(f, 11, pred_misses(r), 1, "");
-		num(f, 11, pred_opt(r), 1, "");
-		fputc('\n', f);
-	}
+	xb_strbuf sb = {0}, method = {0};
+	export_tables_text(&sb, trows, n);
 	const exp_row *s = &rows[0];
 	if (s->ok)
-		fprintf(f, "\nFootprint of one ping (stock): %.0f lines (%.1f KB); the cache holds %u "
-			   "lines (%u KB).\n",
-			s->m.footprint_lines, s->m.footprint_lines * c->tg.cache.line / 1024.0,
-			c->tg.cache.size / c->tg.cache.line, c->tg.cache.size / 1024);
-	char *method = xasprintf(
-		"Method: %u pings of %u bytes every %.0f ms after an idle window as long "
-		   "(misses per echo: traffic minus idle, per ping; turnaround: median, from the "
-		   "usbmon records); UDP echo: %zu rate steps of %.2f s, %u passes, %u-byte "
-		   "datagrams (peak: highest reply rate); footprint: cache flushed, one ping, misses "
-		   "in %.0f ms minus an idle window. Predicted: the profile's fetch trace moved to "
-		   "the layout's addresses and replayed through the cache model; OPT bound: the "
-		   "prediction less the misses Belady's OPT on a fully associative cache of the same "
-		   "size saves (a model, not a measurement). "
-		   "Virtual time on the virtual Pico.",
-		c->m.pings, c->m.ping_size, c->m.interval_ms, c->m.nrates, c->m.step_s, c->m.passes,
-		c->m.udp_size, c->m.footprint_ms);
-	print_wrapped(f, method, 100);
-	free(method);
+		sb_printf(&sb, "\nFootprint of one ping (stock): %.0f lines (%.1f KB); the cache holds "
+			       "%u lines (%u KB).\n",
+			  s->m.footprint_lines, s->m.footprint_lines * c->tg.cache.line / 1024.0,
+			  c->tg.cache.size / c->tg.cache.line, c->tg.cache.size / 1024);
+	xb_method m;
+	exp_method(c, &m);
+	export_method_text(&method, &m, 1);
+	export_wrap(&sb, method.buf, 100);
+	fputs(sb.buf, f);
+	sb_free(&sb);
+	sb_free(&method);
 }
 
 static void json_num(FILE *f, const char *key, double v, int decimals)
@@ -417,25 +404,35 @@ static void print_json(const exp_ctx *c, FILE *f)
 }
 
 /* Adds a measured row to the history (as soon as it is measured: an experiment stopped
- * later keeps it). */
-static int record_run(xb_history *h, const exp_row *r, xb_err *err)
+ * later keeps it), with what it takes to repeat it: the method, the image's bytes, the
+ * layout's text. */
+static int record_run(const exp_ctx *c, xb_history *h, const exp_row *r, xb_err *err)
 {
 	xb_run run;
-	history_run_init(&run);
-	memcpy(run.image_hash, r->hash, sizeof run.image_hash);
-	run.image = r->elf;
-	run.variant = variants[r->variant].label;
-	run.layout = r->name;
-	run.bench = "virtual";
-	run.extra_ram_bytes = extra_ram(r);
-	run.pad_bytes = r->strategy && r->predicted ? (int64_t)r->pred.pad_bytes : 0;
-	run.misses_per_echo = r->m.misses_per_echo;
-	run.predicted_misses_per_echo = pred_misses(r);
-	run.opt_bound_misses_per_echo = pred_opt(r);
-	run.turnaround_ms = r->m.turnaround_ms;
-	run.peak_udp_echo_per_s = r->m.peak_udp_echo_per_s;
-	run.footprint_lines = r->m.footprint_lines;
-	return history_add(h, &run, err);
+	row_run(r, &run);
+	xb_method m;
+	exp_method(c, &m);
+	xb_strbuf method = {0};
+	export_method_json(&method, &m);
+	run.method = method.buf;
+	char *elf = NULL, *layout = NULL;
+	size_t elf_len = 0, layout_len = 0;
+	int rc = xb_read_file(r->elf, &elf, &elf_len, err);
+	if (rc == 0 && r->strategy) {
+		char *path = xasprintf("%s/layouts/%s/layout.txt", c->out, r->name);
+		rc = xb_read_file(path, &layout, &layout_len, err);
+		free(path);
+	}
+	if (rc == 0) {
+		run.image_data = (const uint8_t *)elf;
+		run.image_len = elf_len;
+		run.layout_text = layout;
+		rc = history_add(h, &run, err);
+	}
+	free(elf);
+	free(layout);
+	sb_free(&method);
+	return rc;
 }
 
 /* ---- The command ---- */
@@ -627,7 +624,7 @@ static int run_experiment(int argc, char **argv)
 			rc = cli_fail(c.cmd, "%s: %s", r->name, err.msg);
 			break;
 		}
-		if (record_run(hist, r, &err)) {
+		if (record_run(&c, hist, r, &err)) {
 			rc = cli_fail(c.cmd, "%s", err.msg);
 			break;
 		}
