@@ -395,8 +395,9 @@ static uint32_t barrier_align(uint32_t prev_end, uint32_t addr, uint32_t align)
 	return 0;
 }
 
-/* GNU ld aligns a stub section of Thumb long-branch veneers to 4 bytes. */
-#define STUB_ALIGN 4u
+/* GNU ld aligns a stub section of long-branch veneers to 8 bytes (elf32-arm.c makes
+ * stub sections with alignment power 3). */
+#define STUB_ALIGN 8u
 
 typedef struct place_ctx {
 	const xb_image *img;

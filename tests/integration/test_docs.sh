@@ -18,6 +18,9 @@ arm-none-eabi-nm -S -n --defined-only "$W/fw/fw.elf" | awk -v echoes=5 -f script
 	keys_documented plan "$W/plan.json"
 "$XIPBENCH" predict --elf "$W/fw/fw.elf" --trace "$W/t.txt" --layout "$W/l" --json >"$W/predict.json" &&
 	keys_documented predict "$W/predict.json"
+sh tests/data/build-fixture.sh --relink "$W/fw" "$W/l" "$W/new.elf" >>"$W/build.log" 2>&1 &&
+	"$XIPBENCH" verify --elf "$W/fw/fw.elf" --layout "$W/l" --built "$W/new.elf" --json \
+		>"$W/verify.json" && keys_documented verify "$W/verify.json"
 # docs/workbench.md and the man page hold the workbench's own tables (actions, options,
 # theme elements, status codes), as scripts/gen-workbench-docs.sh makes them
 check "docs/workbench.md and docs/xipbench.1 match the workbench's tables" \
