@@ -107,13 +107,14 @@ static int run_plan(int argc, char **argv)
 		return XB_EXIT_FAIL;
 	xb_plan_input in = {.img = &img, .tg = &tg, .sram_budget = (uint32_t)sram_budget,
 			    .pad_budget = (uint32_t)pad_budget, .sram_libraries = libs};
-	cli_inputs ci;
-	if (cli_inputs_load("plan", samples, trace, &img, &tg, &ci, &in) != 0) {
+	xb_plan_inputs ci;
+	xb_err err;
+	if (plan_inputs_load(&ci, samples, trace, &in, &err) != 0) {
+		cli_fail("plan", "%s", err.msg);
 		image_free(&img);
 		return XB_EXIT_FAIL;
 	}
 	int rc = XB_EXIT_FAIL;
-	xb_err err;
 	xb_layout l;
 	layout_init(&l);
 	cli_report r = {.strategy = pl->name, .elf = lo.elf, .map = img.map.path, .trace = trace,
@@ -122,7 +123,7 @@ static int run_plan(int argc, char **argv)
 		cli_fail("plan", "%s", err.msg);
 		goto done;
 	}
-	if (cli_plan_write(&in, &l, out, &err) != 0) {
+	if (plan_write_layout_dir(&in, &l, out, &err) != 0) {
 		cli_fail("plan", "%s", err.msg);
 		goto done;
 	}
@@ -132,7 +133,7 @@ static int run_plan(int argc, char **argv)
 	rc = XB_EXIT_OK;
 done:
 	layout_free(&l);
-	cli_inputs_free(&ci);
+	plan_inputs_free(&ci);
 	image_free(&img);
 	return rc;
 }

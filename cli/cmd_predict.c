@@ -57,13 +57,14 @@ static int run_predict(int argc, char **argv)
 	if (cli_load("predict", &lo, &tg, &img) != 0)
 		return XB_EXIT_FAIL;
 	xb_plan_input in = {.img = &img, .tg = &tg};
-	cli_inputs ci;
-	if (cli_inputs_load("predict", samples, trace, &img, &tg, &ci, &in) != 0) {
+	xb_plan_inputs ci;
+	xb_err err;
+	if (plan_inputs_load(&ci, samples, trace, &in, &err) != 0) {
+		cli_fail("predict", "%s", err.msg);
 		image_free(&img);
 		return XB_EXIT_FAIL;
 	}
 	int rc = XB_EXIT_FAIL;
-	xb_err err;
 	xb_layout l;
 	layout_init(&l);
 	char *lpath = xasprintf("%s/layout.txt", layout_dir);
@@ -80,7 +81,7 @@ static int run_predict(int argc, char **argv)
 done:
 	free(lpath);
 	layout_free(&l);
-	cli_inputs_free(&ci);
+	plan_inputs_free(&ci);
 	image_free(&img);
 	return rc;
 }

@@ -69,11 +69,8 @@ int exp_make(const char *fwdir, const char *const *args, const char *log, xb_err
 /* Loads elf and its map as plan does. */
 static int load_image(const char *elf, const xb_target *tg, xb_image *img, xb_err *err)
 {
-	xb_target tmp;
-	cli_load_opts lo = {.elf = elf, .need_map = 1, .target = tg->name};
-	if (cli_load("experiment", &lo, &tmp, img) != 0)
-		return xb_fail(err, "%s: cannot be loaded (see above)", elf);
-	return 0;
+	xb_image_open io = {.elf = elf, .need_map = 1};
+	return image_open(img, &io, tg, err);
 }
 
 int exp_plan(const xb_target *tg, exp_plan_req *req, xb_err *err)
@@ -87,30 +84,28 @@ int exp_plan(const xb_target *tg, exp_plan_req *req, xb_err *err)
 	int rc = -1;
 	xb_plan_input in = {.img = &img, .tg = tg, .sram_budget = req->sram_budget,
 			    .pad_budget = req->pad_budget, .sram_libraries = req->sram_libs};
-	cli_inputs ci, cp;
+	xb_plan_inputs ci, cp;
 	memset(&cp, 0, sizeof cp);
-	if (cli_inputs_load("experiment", req->samples, req->trace, &img, tg, &ci, &in) != 0) {
+	if (plan_inputs_load(&ci, req->samples, req->trace, &in, err) != 0) {
 		image_free(&img);
-		return xb_fail(err, "the profile of %s cannot be read (see above)", req->elf);
+		return -1;
 	}
 	xb_layout l;
 	layout_init(&l);
 	if (pl->plan(&in, &l, err) != 0)
 		goto done;
-	if (cli_plan_write(&in, &l, req->dir, err) != 0)
+	if (plan_write_layout_dir(&in, &l, req->dir, err) != 0)
 		goto done;
 	xb_plan_input pin = in;
 	if (req->predict_trace && strcmp(req->predict_trace, req->trace ? req->trace : "") != 0) {
-		if (cli_inputs_load("experiment", NULL, req->predict_trace, &img, tg, &cp, &pin) != 0) {
-			xb_fail(err, "%s cannot be read (see above)", req->predict_trace);
+		if (plan_inputs_load(&cp, NULL, req->predict_trace, &pin, err) != 0)
 			goto done;
-		}
 	}
 	rc = plan_predict(&pin, &l, &req->pred, err);
 done:
 	layout_free(&l);
-	cli_inputs_free(&cp);
-	cli_inputs_free(&ci);
+	plan_inputs_free(&cp);
+	plan_inputs_free(&ci);
 	image_free(&img);
 	return rc;
 }
@@ -122,17 +117,17 @@ int exp_predict_stock(const xb_target *tg, const char *elf, const char *trace, x
 	if (load_image(elf, tg, &img, err))
 		return -1;
 	xb_plan_input in = {.img = &img, .tg = tg};
-	cli_inputs ci;
+	xb_plan_inputs ci;
 	int rc = -1;
-	if (cli_inputs_load("experiment", NULL, trace, &img, tg, &ci, &in) != 0) {
+	if (plan_inputs_load(&ci, NULL, trace, &in, err) != 0) {
 		image_free(&img);
-		return xb_fail(err, "%s cannot be read (see above)", trace);
+		return -1;
 	}
 	xb_layout stock;
 	layout_init(&stock);
 	rc = plan_predict(&in, &stock, out, err);
 	layout_free(&stock);
-	cli_inputs_free(&ci);
+	plan_inputs_free(&ci);
 	image_free(&img);
 	return rc;
 }

@@ -71,7 +71,7 @@ static void tab_bar(xb_app *a, int y)
 	for (size_t i = 0; i < a->npanels; i++) {
 		char t[64];
 		const char *key = strcmp(a->ops[i]->name, "help") == 0 ? "?" : NULL;
-		char kb[8];
+		char kb[24];
 		if (!key) {
 			snprintf(kb, sizeof kb, "%zu", i + 1);
 			key = kb;

@@ -19,7 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../../cli/report.h"
+#include "../../core/plan_inputs.h"
 #include "../../core/image.h"
 #include "../../core/layout.h"
 #include "../../session/build_job.h"
@@ -474,7 +474,7 @@ static const char *write_layout(const char *dir, const char *stock, char *sram_n
 	}
 	assert_int_equal(picked, 6);
 	xb_plan_input in = {.img = &img, .tg = &tg, .calls = &calls};
-	if (cli_plan_write(&in, &l, dir, &err) != 0)
+	if (plan_write_layout_dir(&in, &l, dir, &err) != 0)
 		fail_msg("%s", err.msg);
 	layout_free(&l);
 	calls_free(&calls);

@@ -15,7 +15,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "../../cli/report.h"
+#include "../../core/plan_inputs.h"
 #include "../../core/plan.h"
 #include "../../core/verify.h"
 #include "../../session/build_job.h"
@@ -480,7 +480,7 @@ static void plan_relink_verify(const char *strategy, char **dir_out, char **elf_
 	if (pl->plan(&R.in, &l, &err) != 0)
 		fail_msg("%s", err.msg);
 	char *dir = xasprintf("%s/%s", test_dir, strategy);
-	if (cli_plan_write(&R.in, &l, dir, &err) != 0)
+	if (plan_write_layout_dir(&R.in, &l, dir, &err) != 0)
 		fail_msg("%s", err.msg);
 	char *elf = relink(dir, strategy);
 	xb_verify_result r;
