@@ -5,7 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/snippet.h"
 #include "../core/util.h"
 #include "cli.h"
 

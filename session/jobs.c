@@ -556,6 +556,15 @@ int session_profile_run(xb_session *s, const xb_profile_plan *p, xb_report *rep)
 	return 0;
 }
 
+void session_cancel_job(xb_session *s)
+{
+	if (!s->job || s->job->result != XB_JOB_RUNNING)
+		return;
+	s->job->rep.status = XB_STATUS_CANCELLED;
+	job_fail(s, "%s: cancelled", s->job->kind == JOB_MEASURE ? "the measurement" : "the profile run");
+	traffic_live(s, s->phase == XB_PHASE_RUNNING);
+}
+
 int session_job(const xb_session *s, xb_report *rep)
 {
 	if (!s->job)

@@ -244,6 +244,8 @@ typedef struct xb_profile_plan {
 int session_measure(xb_session *s, const xb_measure_plan *p, xb_report *rep);
 int session_profile_run(xb_session *s, const xb_profile_plan *p, xb_report *rep);
 enum { XB_JOB_NONE = 0, XB_JOB_RUNNING, XB_JOB_DONE, XB_JOB_FAILED };
+/* Ends the running job (FAILED, status XB_STATUS_CANCELLED); the live traffic resumes. */
+void session_cancel_job(xb_session *s);
 /* The job's state; with DONE or FAILED, rep (may be NULL) says how it ended. */
 int session_job(const xb_session *s, xb_report *rep);
 const char *session_job_progress(const xb_session *s);

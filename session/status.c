@@ -35,6 +35,8 @@ static const xb_status_info table[XB_STATUS_COUNT] = {
 	{XB_STATUS_UNSUPPORTED, "unsupported", "this bench cannot do that", NULL},
 	{XB_STATUS_BAD_ARGUMENT, "bad-argument", "bad argument", NULL},
 	{XB_STATUS_BUSY, "busy", "busy with another job", "wait for it or cancel it"},
+	{XB_STATUS_CANCELLED, "cancelled", "the job was cancelled",
+	 "the board keeps the last good image; nothing of the job was recorded"},
 	{XB_STATUS_IO, "io", "a file could not be used", NULL},
 	{XB_STATUS_INTERNAL, "internal", "internal error", "please report it"},
 };

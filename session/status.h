@@ -29,6 +29,7 @@ typedef enum xb_status {
 	XB_STATUS_UNSUPPORTED,           /* this bench cannot do that (speed on a real board) */
 	XB_STATUS_BAD_ARGUMENT,          /* a command's argument is out of range */
 	XB_STATUS_BUSY,                  /* a job is running */
+	XB_STATUS_CANCELLED,             /* the user cancelled a job */
 	XB_STATUS_IO,                    /* a file could not be read or written */
 	XB_STATUS_INTERNAL,              /* a bug: please report it */
 	XB_STATUS_COUNT
