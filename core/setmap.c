@@ -77,7 +77,7 @@ static int setmap_key_cmp(const void *a, const void *b)
 	return x->l.func < y->l.func ? -1 : x->l.func > y->l.func;
 }
 
-void setmap_update(xb_setmap *m, const xb_target *tg, const xb_liveprof *p, int window)
+static void setmap_begin(xb_setmap *m)
 {
 	memset(m->hot, 0, m->nsets * sizeof *m->hot);
 	memset(m->heat, 0, m->nsets * sizeof *m->heat);
@@ -85,9 +85,38 @@ void setmap_update(xb_setmap *m, const xb_target *tg, const xb_liveprof *p, int 
 	m->nlines = 0;
 	m->hot_max = m->sets_over = 0;
 	m->hot_lines = 0;
+}
+
+static void setmap_finish(xb_setmap *m);
+
+void setmap_update(xb_setmap *m, const xb_target *tg, const xb_liveprof *p, int window)
+{
+	setmap_begin(m);
 	setmap_collect c = {m, tg};
 	liveprof_each_line(p, window, setmap_take_line, &c);
+	setmap_finish(m);
+}
 
+void setmap_update_moved(xb_setmap *m, const xb_target *tg, const xb_profile *p,
+			 const xb_placement *pl)
+{
+	setmap_begin(m);
+	setmap_collect c = {m, tg};
+	long hint = -1;
+	for (size_t i = 0; i < p->nlines; i++) {
+		const xb_line_count *lc = &p->lines[i];
+		const xb_function *f = image_function_at(p->img, lc->line);
+		if (!f || !(lc->net > 0))
+			continue;
+		uint32_t to = pl ? placement_move_near(p->img, pl, lc->line, &hint) : lc->line;
+		setmap_take_line(&c, to, (size_t)(f - p->img->funcs), lc->net);
+	}
+	setmap_finish(m);
+}
+
+/* Sorts the collected lines by set and counts each set's. */
+static void setmap_finish(xb_setmap *m)
+{
 	setmap_key *keys = xmalloc((m->nlines + 1) * sizeof *keys);
 	for (size_t i = 0; i < m->nlines; i++)
 		keys[i] = (setmap_key){setmap_set_of(m, m->lines[i].line), m->lines[i]};

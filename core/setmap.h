@@ -8,7 +8,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "layout.h"
 #include "liveprof.h"
+#include "profile.h"
 #include "target.h"
 
 typedef struct xb_setmap_line {
@@ -49,6 +51,12 @@ void setmap_free(xb_setmap *m);
  * given in the normal alias (flash_base + offset), in the target's line size. The
  * optional per-set figures are kept. */
 void setmap_update(xb_setmap *m, const xb_target *tg, const xb_liveprof *p, int window);
+/* The same from a profile of samples (its lines with a net figure above 0) moved to where
+ * a placement puts them (pl NULL: where they are): the sets a layout would give the hot
+ * code before it is relinked. A line moves with the byte that starts it (placement_move),
+ * so a function moved to a start that is not line-aligned keeps its lines' starts. */
+void setmap_update_moved(xb_setmap *m, const xb_target *tg, const xb_profile *p,
+			 const xb_placement *pl);
 /* Copies per-set figures in (nsets values, contents nsets * ways at [set * ways + way];
  * NULL clears them; from is copied, bounded). */
 void setmap_set_predicted(xb_setmap *m, const double *per_set, const char *from);

@@ -7,8 +7,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../core/history.h"
 #include "../core/image.h"
+#include "../core/layout_edit.h"
 #include "../core/liveprof.h"
+#include "../core/plan.h"
 #include "../core/logring.h"
 #include "../core/series.h"
 #include "../core/setmap.h"
@@ -23,6 +26,17 @@ enum xb_model_series {
 	XB_SERIES_HIT_RATE,       /* XIP hit rate, % */
 	XB_SERIES_COUNT
 };
+
+/* An image of the layout loop as the layout panel shows it beside the pending layout:
+ * what was predicted before its relink and what was measured on the board (NaN: not
+ * known). */
+typedef struct xb_model_image {
+	const char *name;         /* "stock", "colour-2" */
+	double measured;          /* misses per echo */
+	double predicted, opt_bound;
+	double turnaround_ms, peak_udp, footprint;
+	double extra_ram;         /* bytes */
+} xb_model_image;
 
 /* One entry of the help screen (from the actions table): keys, the ':' command with its
  * arguments, what it does, and its group ("Panels", "Traffic" ...). */
@@ -81,6 +95,27 @@ typedef struct xb_model {
 	const xb_logring *log;
 	const xb_help_entry *help;
 	size_t nhelp;
+
+	/* ---- the layout loop (ed NULL: the image cannot be planned on: no map) ---- */
+	xb_editor *ed;            /* the pending layout: the layout panel edits it */
+	const xb_image *base;     /* the image layouts are planned on (ed's) */
+	const xb_profile *plan_prof; /* the planning profile over base; NULL before one */
+	const xb_layout *flashed_layout; /* the flashed image's layout over base */
+	xb_model_image flashed;   /* the flashed image's figures */
+	xb_prediction pending;    /* the pending layout's prediction (model NULL: none) */
+	double pending_footprint; /* predicted lines one echo touches (NaN: no trace) */
+	const xb_setmap *pending_sets; /* the planning profile's hot lines where the pending
+				   * layout puts them (NULL without a planning profile) */
+	int loop_running;         /* a step of the loop runs */
+	int loop_failed;          /* the last run failed (loop_result says why) */
+	double loop_fraction;     /* 0..1 where known, else -1 */
+	const char *loop_progress; /* "relinking colour-2: 40 %" */
+	const char *loop_result;  /* how the last run ended, "" before one */
+
+	/* ---- the run history ---- */
+	const char *history;      /* its path, NULL when runs are not recorded */
+	const xb_run *const *runs; /* every run, oldest first, with profiles and set maps */
+	size_t nruns;
 
 	/* ---- view settings the panels follow ---- */
 	int window;               /* XB_WINDOW_* */

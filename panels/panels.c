@@ -36,5 +36,12 @@ void model_init(xb_model *m)
 	m->echo_rate = m->turnaround_ms = m->misses_per_echo = NAN;
 	m->misses_per_s = m->idle_misses_per_s = m->hit_rate = m->loss = NAN;
 	m->sample_rate = m->sweep_peak = NAN;
+	m->flashed.measured = m->flashed.predicted = m->flashed.opt_bound = NAN;
+	m->flashed.turnaround_ms = m->flashed.peak_udp = m->flashed.footprint = NAN;
+	m->flashed.extra_ram = NAN;
+	m->pending.misses_per_echo = m->pending.opt_bound_per_echo = NAN;
+	m->pending_footprint = NAN;
+	m->loop_fraction = -1;
+	m->loop_progress = m->loop_result = "";
 	m->window = XB_WINDOW_10S;
 }
