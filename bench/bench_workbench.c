@@ -85,7 +85,7 @@ int main(int argc, char **argv)
 	}
 	xb_model m;
 	model_init(&m);
-	void *st[8];
+	void *st[16];
 	for (int i = 0; panels[i]; i++)
 		st[i] = panels[i]->create();
 	xb_canvas *c = canvas_new(200, 60);

@@ -125,6 +125,44 @@ void export_tables_text(xb_strbuf *sb, const xb_export_row *rows, size_t n)
 	}
 }
 
+static const table_def *table_find(unsigned table)
+{
+	for (size_t t = 0; t < sizeof tables / sizeof tables[0]; t++)
+		if (tables[t].mask == table)
+			return &tables[t];
+	return NULL;
+}
+
+size_t export_table_columns(unsigned table, const char **title)
+{
+	const table_def *d = table_find(table);
+	if (title)
+		*title = d ? d->title : NULL;
+	return d ? d->ncols : 0;
+}
+
+const char *export_table_head(unsigned table, size_t col, int *change)
+{
+	const table_def *d = table_find(table);
+	if (change)
+		*change = 0;
+	if (!d || col >= d->ncols)
+		return NULL;
+	if (change && d->cols[col].change)
+		*change = d->cols[col].metric == M_PEAK_UDP ? 1 : -1;
+	return d->cols[col].head;
+}
+
+double export_table_value(unsigned table, size_t col, const xb_run *r, char *buf, size_t cap)
+{
+	const table_def *d = table_find(table);
+	double v = d && col < d->ncols && r ? metric(r, d->cols[col].metric) : NAN;
+	if (buf && cap)
+		format_value(buf, cap, v, d && col < d->ncols ? d->cols[col].decimals : 0,
+			     d && col < d->ncols ? d->cols[col].unit : "");
+	return v;
+}
+
 void export_change(double v, double base, char *buf, size_t cap)
 {
 	if (isnan(v) || isnan(base) || base == 0) {

@@ -46,6 +46,21 @@ void export_tables_text(xb_strbuf *sb, const xb_export_row *rows, size_t n);
 void export_tables_markdown(xb_strbuf *sb, const xb_export_row *rows, size_t n,
 			    const xb_run *baseline);
 
+/* The two tables column by column, for other views of them (the workbench's compare
+ * panel), so that they show what the exports print. table is EXPORT_TABLE_FLASH or
+ * EXPORT_TABLE_SRAM; any other value has no column.
+ *
+ * export_table_columns: the number of columns after the run's label, and the table's
+ * title in *title ("Layouts without extra RAM"; title may be NULL). */
+size_t export_table_columns(unsigned table, const char **title);
+/* Column col's heading ("Misses/echo"), NULL past the end; *change (may be NULL) gets 0
+ * when the Markdown export has no change column after it, else -1 when a lower figure is
+ * better (misses, turnaround) and 1 when a higher one is (peak UDP echo). */
+const char *export_table_head(unsigned table, size_t col, int *change);
+/* Run r's figure in column col (NaN when the run lacks it or past the end), and when buf is
+ * not NULL the text the exports print for it ("1154.0", "0.885 ms", "12.0 KB", "-"). */
+double export_table_value(unsigned table, size_t col, const xb_run *r, char *buf, size_t cap);
+
 /* (v - base) / base as text: "−37 %" (U+2212), "+5.2 %" (one decimal below 10 %), "0 %";
  * "-" when either is missing or base is 0. */
 void export_change(double v, double base, char *buf, size_t cap);

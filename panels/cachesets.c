@@ -1,7 +1,8 @@
 /* cachesets: the XIP cache's sets as a grid coloured by the hot lines each holds (with two
  * ways three hot lines miss on every access), by the misses the virtual bench counts per
- * set, or by the misses a trace replay predicts; the selected set's lines and what the
- * cache holds in each way beside or below it. */
+ * set, by the misses a trace replay predicts, or by the hot lines the pending layout would
+ * give the planning profile; the selected set's lines and what the cache holds in each way
+ * beside or below it. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,8 +10,8 @@
 #include "panel.h"
 #include "widgets.h"
 
-#define CACHESETS_MODES "occupancy,live,predicted"
-enum { MODE_OCCUPANCY, MODE_LIVE, MODE_PREDICTED };
+#define CACHESETS_MODES "occupancy,live,predicted,pending"
+enum { MODE_OCCUPANCY, MODE_LIVE, MODE_PREDICTED, MODE_PENDING };
 
 #define DETAIL_MIN_W 36 /* the narrowest detail column beside the grid */
 
@@ -38,6 +39,13 @@ static void *cachesets_create(void)
 static void cachesets_destroy(void *st)
 {
 	free(st);
+}
+
+/* The map a mode draws: the pending layout's in pending mode (its functions are indices
+ * into m->base), else the flashed image's. */
+static const xb_setmap *mode_map(const cachesets_state *s, const xb_model *m)
+{
+	return s->mode == MODE_PENDING ? m->pending_sets : m->sets;
 }
 
 /* ---- grid layout ---- */
@@ -141,7 +149,7 @@ static void draw_cell(const cachesets_state *s, const xb_setmap *sm, double mx, 
 	}
 	uint32_t glyph;
 	int el;
-	if (s->mode == MODE_OCCUPANCY) {
+	if (s->mode == MODE_OCCUPANCY || s->mode == MODE_PENDING) {
 		glyph = occupancy_glyph(v);
 		el = occupancy_el(sm, v);
 	} else if (isnan(v)) {
@@ -190,8 +198,14 @@ static void draw_grid(cachesets_state *s, const xb_setmap *sm, xb_canvas *c, xb_
 
 /* ---- text beside the grid ---- */
 
-static const char *func_name(const xb_model *m, long func, uint32_t addr)
+/* The name of a hot line's function. Lines of the pending map are where the pending layout
+ * puts them: their functions are the base image's, and their addresses name nothing. */
+static const char *func_name(const xb_model *m, int pending, long func, uint32_t addr)
 {
+	if (pending)
+		return func >= 0 && m->base && (size_t)func < m->base->nfuncs
+			       ? m->base->funcs[func].name
+			       : "-";
 	if (func < 0 && m->prof)
 		func = liveprof_function_at(m->prof, addr);
 	if (func < 0 && m->img) {
@@ -202,9 +216,35 @@ static const char *func_name(const xb_model *m, long func, uint32_t addr)
 								    : "-";
 }
 
-static void summary(const xb_model *m, xb_canvas *c, xb_rect in, int per)
+/* The pending map's summary: what it is and the sets over the ways against now's. */
+static void summary_pending(const xb_model *m, const xb_setmap *sm, xb_canvas *c, xb_rect in)
 {
-	const xb_setmap *sm = m->sets;
+	wg_pen p = wg_pen_at(c, in, 0);
+	char v[32], l[64];
+	wg_put(&p, XB_EL_HEADER, "pending layout");
+	snprintf(v, sizeof v, "%u", sm->sets_over);
+	snprintf(l, sizeof l, " sets over %u ways", sm->ways);
+	wg_item(&p, v, l);
+	if (m->sets) {
+		snprintf(v, sizeof v, "%u", m->sets->sets_over);
+		wg_item(&p, v, " now");
+	}
+	snprintf(v, sizeof v, "%zu", sm->hot_lines);
+	wg_item(&p, v, " hot lines of the planning profile");
+	snprintf(v, sizeof v, "%u", sm->hot_max);
+	wg_item(&p, v, " in the fullest set");
+	snprintf(v, sizeof v, "%u", sm->nsets);
+	snprintf(l, sizeof l, " sets \u00D7 %u ways", sm->ways);
+	wg_item(&p, v, l);
+}
+
+static void summary(const cachesets_state *s, const xb_model *m, const xb_setmap *sm,
+		    xb_canvas *c, xb_rect in, int per)
+{
+	if (s->mode == MODE_PENDING) {
+		summary_pending(m, sm, c, in);
+		return;
+	}
 	wg_pen p = wg_pen_at(c, in, 0);
 	char v[32], l[64];
 	snprintf(v, sizeof v, "%u", sm->nsets);
@@ -224,12 +264,11 @@ static void summary(const xb_model *m, xb_canvas *c, xb_rect in, int per)
 	wg_item(&p, wg_window_name(m->window), NULL);
 }
 
-static void legend(const cachesets_state *s, const xb_model *m, xb_canvas *c, xb_rect in)
+static void legend(const cachesets_state *s, const xb_setmap *sm, xb_canvas *c, xb_rect in)
 {
-	const xb_setmap *sm = m->sets;
 	wg_pen p = wg_pen_at(c, in, 1);
 	char a[WG_NUM], b[96];
-	if (s->mode == MODE_OCCUPANCY) {
+	if (s->mode == MODE_OCCUPANCY || s->mode == MODE_PENDING) {
 		wg_put(&p, XB_EL_DIM, "hot lines per set: ");
 		wg_put(&p, XB_EL_SET_EMPTY, "\u00B7");
 		wg_put(&p, XB_EL_DIM, " none  ");
@@ -273,6 +312,7 @@ static void legend(const cachesets_state *s, const xb_model *m, xb_canvas *c, xb
 typedef struct set_lines {
 	const xb_model *m;
 	const xb_setmap_line *lines;
+	int pending;
 } set_lines;
 
 static const wg_column set_columns[] = {
@@ -290,15 +330,16 @@ static void set_cell(void *ctx, size_t row, int col, char *buf, size_t cap, int 
 	if (col == 0)
 		snprintf(buf, cap, "0x%08x", l->line);
 	else if (col == 1)
-		snprintf(buf, cap, "%s", func_name(x->m, l->func, l->line));
+		snprintf(buf, cap, "%s", func_name(x->m, x->pending, l->func, l->line));
 	else
 		snprintf(buf, cap, "%s", wg_count(a, l->value));
 }
 
 /* The selected set: its figures, its hot lines and what each way holds. */
-static void detail_open(const cachesets_state *s, const xb_model *m, xb_canvas *c, xb_rect d)
+static void detail_open(const cachesets_state *s, const xb_model *m, const xb_setmap *sm,
+			xb_canvas *c, xb_rect d)
 {
-	const xb_setmap *sm = m->sets;
+	int pending = s->mode == MODE_PENDING;
 	uint32_t set = s->sel;
 	char a[WG_NUM], b[64];
 	wg_pen p = wg_pen_at(c, d, 0);
@@ -319,16 +360,16 @@ static void detail_open(const cachesets_state *s, const xb_model *m, xb_canvas *
 		wg_put(&p, XB_EL_SET_OVER,
 		       "more hot lines than ways: under LRU they evict each other");
 	}
-	int ways_rows = sm->contents ? (int)sm->ways + 2 : 0;
+	int ways_rows = sm->contents && !pending ? (int)sm->ways + 2 : 0;
 	if (d.h - top - ways_rows < 2)
 		ways_rows = 0;
 	xb_rect lr = {d.x, d.y + top, d.w, d.h - top - ways_rows};
-	set_lines ctx = {m, sm->lines + sm->first[set]};
+	set_lines ctx = {m, sm->lines + sm->first[set], pending};
 	wg_list list = {0};
 	wg_column cols[3];
 	memcpy(cols, set_columns, sizeof cols);
 	for (size_t k = sm->first[set]; k < sm->first[set + 1]; k++) {
-		int w = canvas_width(func_name(m, sm->lines[k].func, sm->lines[k].line));
+		int w = canvas_width(func_name(m, pending, sm->lines[k].func, sm->lines[k].line));
 		cols[1].max = w > cols[1].max ? w : cols[1].max;
 	}
 	wg_table t = {
@@ -356,7 +397,7 @@ static void detail_open(const cachesets_state *s, const xb_model *m, xb_canvas *
 			continue;
 		}
 		wg_putf(&p, XB_EL_NORMAL, "0x%08llx  ", (unsigned long long)tag);
-		wg_put(&p, XB_EL_NORMAL, func_name(m, -1, (uint32_t)tag));
+		wg_put(&p, XB_EL_NORMAL, func_name(m, 0, -1, (uint32_t)tag));
 	}
 }
 
@@ -372,9 +413,9 @@ static int over_cmp(const void *pa, const void *pb, void *ctx)
 }
 
 /* Nothing opened: the sets with more hot lines than ways, the worst first. */
-static void detail_over(const xb_model *m, xb_canvas *c, xb_rect d)
+static void detail_over(const xb_model *m, const xb_setmap *sm, int pending, xb_canvas *c,
+			xb_rect d)
 {
-	const xb_setmap *sm = m->sets;
 	wg_pen p = wg_pen_at(c, d, 0);
 	wg_putf(&p, XB_EL_HEADER, "sets over %u ways, the worst first", sm->ways);
 	wg_item(&p, NULL, "enter: the selected set's lines");
@@ -397,16 +438,15 @@ static void detail_over(const xb_model *m, xb_canvas *c, xb_rect d)
 			const xb_setmap_line *l = &sm->lines[j];
 			if (j > sm->first[set])
 				wg_put(&p, XB_EL_DIM, ", ");
-			wg_put(&p, XB_EL_NORMAL, func_name(m, l->func, l->line));
+			wg_put(&p, XB_EL_NORMAL, func_name(m, pending, l->func, l->line));
 		}
 	}
 	free(over);
 }
 
 /* How many sets hold none, 1, 2 ... hot lines, in one row. */
-static void histogram(const xb_model *m, xb_canvas *c, xb_rect r)
+static void histogram(const xb_setmap *sm, xb_canvas *c, xb_rect r)
 {
-	const xb_setmap *sm = m->sets;
 	uint32_t count[6] = {0};
 	for (uint32_t i = 0; i < sm->nsets; i++)
 		count[sm->hot[i] < 5 ? sm->hot[i] : 5]++;
@@ -425,25 +465,33 @@ static void cachesets_draw(void *st, const xb_model *m, xb_canvas *c, xb_rect r,
 {
 	cachesets_state *s = st;
 	static const char *const mode_titles[] = {"Cache sets", "Cache sets: live misses",
-						  "Cache sets: predicted misses"};
+						  "Cache sets: predicted misses",
+						  "Cache sets: pending layout"};
 	xb_rect in = panel_frame(c, r, mode_titles[s->mode], focused);
 	s->grid = (xb_rect){0, 0, 0, 0};
 	s->shown_rows = 0;
 	if (in.w <= 0 || in.h <= 0)
 		return;
-	const xb_setmap *sm = m->sets;
+	const xb_setmap *sm = mode_map(s, m);
 	if (!sm || sm->nsets == 0) {
 		wg_pen p = wg_pen_at(c, in, 0);
-		wg_put(&p, XB_EL_DIM, "no cache-set map yet (it needs an image and a profile)");
+		if (s->mode != MODE_PENDING) {
+			wg_put(&p, XB_EL_DIM,
+			       "no cache-set map yet (it needs an image and a profile)");
+			return;
+		}
+		wg_put(&p, XB_EL_DIM, "no pending layout to show: record a planning profile (P)");
+		p = wg_pen_at(c, in, 1);
+		wg_put(&p, XB_EL_DIM, "and edit the layout (6)");
 		return;
 	}
 	if (s->sel >= sm->nsets)
 		s->sel = sm->nsets - 1;
-	legend(s, m, c, in);
+	legend(s, sm, c, in);
 	xb_rect body;
 	rect_split_rows(in, in.h > 24 ? 3 : in.h > 2 ? 2 : 1, NULL, &body);
 	if (body.h <= 0) {
-		summary(m, c, in, 1);
+		summary(s, m, sm, c, in, 1);
 		return;
 	}
 	/* every set at one a cell, the details beside the grid or below it; then two sets a
@@ -468,7 +516,7 @@ static void cachesets_draw(void *st, const xb_model *m, xb_canvas *c, xb_rect r,
 		rect_split_rows(body, body.h - hidden_line, &gridr, NULL);
 	}
 	s->g = g;
-	summary(m, c, in, g.per);
+	summary(s, m, sm, c, in, g.per);
 	draw_grid(s, sm, c, gridr);
 	if (hidden_line) {
 		int per_row = g.cols * g.per;
@@ -480,13 +528,13 @@ static void cachesets_draw(void *st, const xb_model *m, xb_canvas *c, xb_rect r,
 			sm->nsets - shown, sm->nsets);
 	}
 	if (detail.x == gridr.x + gridr.w && gridr.h > s->shown_rows + 1)
-		histogram(m, c, (xb_rect){gridr.x, gridr.y + s->shown_rows + 1, gridr.w, 1});
+		histogram(sm, c, (xb_rect){gridr.x, gridr.y + s->shown_rows + 1, gridr.w, 1});
 	if (detail.w <= 0 || detail.h <= 0)
 		return;
 	if (s->open)
-		detail_open(s, m, c, detail);
+		detail_open(s, m, sm, c, detail);
 	else
-		detail_over(m, c, detail);
+		detail_over(m, sm, s->mode == MODE_PENDING, c, detail);
 }
 
 static int cachesets_command(void *st, const xb_model *m, const char *verb, const char *arg,
@@ -503,7 +551,8 @@ static int cachesets_command(void *st, const xb_model *m, const char *verb, cons
 		return wg_message(res, 0, "cache sets: %s",
 				  wg_field(CACHESETS_MODES, k, f, sizeof f));
 	}
-	uint32_t n = m->sets ? m->sets->nsets : 0;
+	const xb_setmap *sm = mode_map(s, m);
+	uint32_t n = sm ? sm->nsets : 0;
 	int step = s->g.cols > 0 ? s->g.cols * s->g.per : 32;
 	int page = step * (s->shown_rows > 1 ? s->shown_rows : 1);
 	long sel = s->sel;
@@ -551,12 +600,13 @@ static int cachesets_mouse(void *st, const xb_model *m, xb_rect r, const xb_mous
 		return cachesets_command(st, m, ev->kind == XB_MOUSE_WHEEL_UP ? "up" : "down", NULL,
 					 res);
 	xb_rect g = s->grid;
-	if (!m->sets || ev->x < g.x || ev->x >= g.x + g.w || ev->y < g.y || ev->y >= g.y + g.h)
+	const xb_setmap *sm = mode_map(s, m);
+	if (!sm || ev->x < g.x || ev->x >= g.x + g.w || ev->y < g.y || ev->y >= g.y + g.h)
 		return res->flags;
 	int col = (ev->x - g.x) / (s->g.cell_w > 0 ? s->g.cell_w : 1);
 	uint32_t set =
 		(uint32_t)((s->top_row + ev->y - g.y) * s->g.cols + col) * (uint32_t)s->g.per;
-	if (set >= m->sets->nsets)
+	if (set >= sm->nsets)
 		return res->flags;
 	s->sel = set;
 	s->open = 1;

@@ -98,6 +98,7 @@ typedef struct xb_model {
 
 	/* ---- the layout loop (ed NULL: the image cannot be planned on: no map) ---- */
 	xb_editor *ed;            /* the pending layout: the layout panel edits it */
+	const char *ed_why;       /* without one: why (NULL: not known) */
 	const xb_image *base;     /* the image layouts are planned on (ed's) */
 	const xb_profile *plan_prof; /* the planning profile over base; NULL before one */
 	const xb_layout *flashed_layout; /* the flashed image's layout over base */

@@ -1,8 +1,8 @@
-/* panel: one view of the workbench (libraries, functions, cache sets, echoes, log, help),
- * one file each ending in its ops table. A panel keeps its own state (selection, scroll,
- * sort, filter, drill-down), draws a model into a rectangle of a canvas and answers
- * commands; it returns flags and never redraws, resizes or quits by itself: only the main
- * loop acts (tui/loop.c). */
+/* panel: one view of the workbench (libraries, functions, cache sets, echoes, log, layout,
+ * compare, help), one file each ending in its ops table. A panel keeps its own state
+ * (selection, scroll, sort, filter, drill-down, tags), draws a model into a rectangle of a
+ * canvas and answers commands; it returns flags and never redraws, resizes or quits by
+ * itself: only the main loop acts (tui/loop.c). */
 #ifndef XB_PANELS_PANEL_H
 #define XB_PANELS_PANEL_H
 
@@ -40,8 +40,10 @@ typedef struct xb_mouse {
  *   sort FIELD sort by FIELD; without one, the next field (panels that sort)
  *   filter TEXT  only rows whose name contains TEXT; empty clears (panels with rows)
  *   search TEXT  select the next row whose name contains TEXT; next / prev repeat it
- *   mode NAME  a panel's own display modes (cache sets: occupancy, live, predicted;
- *              libraries: groups, libraries); without one, the next mode
+ *   mode NAME  a panel's own display modes (cache sets: occupancy, live, predicted,
+ *              pending; libraries: groups, libraries; compare: tables, diff); without one,
+ *              the next mode
+ *   tag, tag-none  (layout) toggle the selected function's tag and move down; untag all
  * A panel answers XB_PANEL_UNHANDLED for a command it does not take, and XB_PANEL_ERROR
  * with a message for a bad argument ("no column 'foo'; columns: samples, share ...").
  */
@@ -60,10 +62,18 @@ typedef struct xb_panel_ops {
 	/* r is where the panel was last drawn. */
 	int (*mouse)(void *st, const xb_model *m, xb_rect r, const xb_mouse *ev,
 		     xb_panel_result *res);
+	/* Optional (NULL: the panel chooses no functions). The functions the application's
+	 * edits apply to (`sram`, `hot`, `pin` ...), as indices into m->base->funcs in
+	 * ascending order: the tagged ones, or when none is tagged the selected row's one.
+	 * Writes at most max of them to out (out may be NULL when max is 0) and returns how
+	 * many there are (more than max: only max written); 0 when the panel has nothing
+	 * selected (no editor, no rows). Reads the model like `command` and changes nothing:
+	 * the tags stay until `tag-none`. */
+	size_t (*targets)(void *st, const xb_model *m, int *out, size_t max);
 } xb_panel_ops;
 
 extern const xb_panel_ops panel_libraries, panel_functions, panel_cachesets, panel_echoes,
-	panel_log, panel_help;
+	panel_log, panel_layout, panel_compare, panel_help;
 /* Every panel in tab order, ended by NULL. */
 extern const xb_panel_ops *const panels[];
 const xb_panel_ops *panel_find(const char *name);

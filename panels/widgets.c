@@ -3,6 +3,8 @@
 #include "widgets.h"
 
 #include <math.h>
+
+#include "../core/export.h"
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -59,6 +61,18 @@ const char *wg_percent(char *buf, double pct)
 		snprintf(buf, WG_NUM, "100 %%");
 	else
 		snprintf(buf, WG_NUM, "%.1f %%", pct);
+	return buf;
+}
+
+const char *wg_change(char *buf, double v, double base, int lower_better, int *el)
+{
+	export_change(v, base, buf, WG_NUM);
+	if (el) {
+		int changed = strcmp(buf, "-") != 0 && strcmp(buf, "0 %") != 0;
+		*el = !changed ? XB_EL_NORMAL
+		      : (v < base) == (lower_better != 0) ? XB_EL_GOOD
+							    : XB_EL_ALERT;
+	}
 	return buf;
 }
 

@@ -25,6 +25,11 @@ const char *wg_fixed(char *buf, double v, int decimals);
 /* A percentage (0..100): "12.5 %", "<0.1 %" for a share above 0 that rounds to 0, "100 %",
  * "-" for NaN. */
 const char *wg_percent(char *buf, double pct);
+/* The change from base to v as the exports write it (export_change: "−37 %", "+5.2 %",
+ * "0 %", "-" when either is missing or base is 0), and in *el (may be NULL) how to draw it:
+ * XB_EL_GOOD when it went the better way (down with lower_better, else up), XB_EL_ALERT
+ * the other way, XB_EL_NORMAL for none ("0 %") or unknown. */
+const char *wg_change(char *buf, double v, double base, int lower_better, int *el);
 /* A span of time for axes: "45 s", "2 min", "1.5 h". */
 const char *wg_duration(char *buf, double seconds);
 /* A session time as "MM:SS.mmm" (under an hour) or "H:MM:SS". */

@@ -26,7 +26,7 @@ typedef struct loop_step {
 struct xb_editloop {
 	xb_session *s;
 	xb_editloop_config c;
-	char *work;
+	char *work, *bdir;
 	/* the base image and the planning inputs over it */
 	xb_image base;
 	xb_plan_input in;
@@ -153,6 +153,8 @@ xb_editloop *editloop_new(xb_session *s, const xb_editloop_config *c, xb_err *er
 	l->c = *c;
 	l->work = xstrdup(c->work_dir ? c->work_dir : "xipbench-work");
 	l->c.work_dir = l->work;
+	l->bdir = c->build_dir ? xstrdup(c->build_dir) : xasprintf("%s/build", l->work);
+	l->c.build_dir = l->bdir;
 	l->c.flash_command = c->flash_command ? xstrdup(c->flash_command) : NULL;
 	l->c.history = c->history ? xstrdup(c->history) : NULL;
 	l->c.variant = xstrdup(c->variant ? c->variant : "stock");
@@ -183,6 +185,7 @@ xb_editloop *editloop_new(xb_session *s, const xb_editloop_config *c, xb_err *er
 	return l;
 fail:
 	free(l->work);
+	free(l->bdir);
 	free((char *)l->c.flash_command);
 	free((char *)l->c.history);
 	free((char *)l->c.variant);
@@ -212,6 +215,7 @@ void editloop_free(xb_editloop *l)
 	image_free(&l->base);
 	samples_free(&l->samples);
 	free(l->work);
+	free(l->bdir);
 	free((char *)l->c.flash_command);
 	free((char *)l->c.history);
 	free((char *)l->c.variant);
@@ -422,6 +426,19 @@ int editloop_start(xb_editloop *l, const xb_layout *layout, const char *name, un
 	}
 	if (steps & XB_LOOP_MEASURE) {
 		xb_loop_image *m = steps & XB_LOOP_FLASH ? target : top;
+		if (steps == XB_LOOP_MEASURE && name && *name) {
+			/* the flashed image measured under another name (a condition such as the
+			 * cache switched off): a run of its own, the flashed image's figures stay */
+			if (!safe_name(name))
+				return report_fail(rep, XB_STATUS_BAD_ARGUMENT, "'%s' cannot name a run: "
+						   "letters, digits, '.', '_', '+', '-'", name);
+			if (l->last && !in_good(l, l->last))
+				image_free_one(l->last);
+			l->last = m = image_new(name, top->elf, top->map);
+			layout_copy(&m->layout, &top->layout);
+			m->pred = top->pred;
+			l->from = top;
+		}
 		add(l, XB_STEP_MEASURE, m);
 		add(l, XB_STEP_RECORD, m);
 	}
@@ -580,15 +597,13 @@ static void step_relink(xb_editloop *l, xb_loop_image *im)
 {
 	if (!l->entered) {
 		char *dir = xasprintf("%s/layouts/%s", l->work, im->name);
-		char *bdir = xasprintf("%s/build", l->work);
 		char *elf = xasprintf("%s/images/%s.elf", l->work, im->name);
-		xb_build_request rq = {.layout_dir = dir, .build_dir = bdir, .name = im->name,
+		xb_build_request rq = {.layout_dir = dir, .build_dir = l->bdir, .name = im->name,
 				       .elf = elf};
 		xb_build_options bo = {.line = build_line, .ctx = l};
 		xb_err err;
 		l->build = build_start(l->c.builder, &rq, &bo, &err);
 		free(dir);
-		free(bdir);
 		free(elf);
 		if (!l->build) {
 			fail(l, XB_STATUS_BUILD_FAILED, "relinking %s: %s", im->name, err.msg);
@@ -685,14 +700,12 @@ static void flash_line(void *ctx, const char *line, size_t len)
 static int flash_command(xb_editloop *l, xb_loop_image *im)
 {
 	xb_builder_config cfg = {.command = l->c.flash_command};
-	char *bdir = xasprintf("%s/build", l->work);
 	char *ldir = xasprintf("%s/layouts/%s", l->work, im->name);
-	xb_build_request rq = {.layout_dir = ldir, .build_dir = bdir, .name = im->name,
+	xb_build_request rq = {.layout_dir = ldir, .build_dir = l->bdir, .name = im->name,
 			       .elf = im->elf};
 	xb_build_cmd cmd = {0};
 	xb_err err;
 	int rc = builder_command.prepare(&cfg, &rq, &cmd, &err);
-	free(bdir);
 	free(ldir);
 	if (rc == 0) {
 		xb_proc_options po = {.argv = (const char *const *)cmd.argv,

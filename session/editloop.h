@@ -21,6 +21,8 @@
 typedef struct xb_editloop_config {
 	const xb_builder *builder;  /* how a layout is relinked (borrowed; NULL: it cannot be) */
 	const char *work_dir;       /* layouts/NAME/, images/NAME.elf, the planning profile */
+	const char *build_dir;      /* the builder's own folder (make: BUILD_DIR, where the
+				     * objects are); NULL: WORK_DIR/build */
 	const char *flash_command;  /* NULL: flash through the session's probe; else a command
 				     * template ({elf}, {name}: builder_command's rules) that
 				     * writes the image, after which the session resets the core */
@@ -95,7 +97,9 @@ int editloop_load_inputs(xb_editloop *l, const char *samples, const char *trace,
 
 /* Runs the steps for layout (over the base image; copied; NULL: the flashed image's own
  * layout, e.g. to measure it); name names the layout's folder and image (a safe file
- * name; NULL: one is made). */
+ * name; NULL: one is made). A measurement alone with a name records the flashed image
+ * under that name as a run of its own (its parent the flashed image's run), e.g. after the
+ * cache was switched off: the flashed image's own figures stay. */
 int editloop_start(xb_editloop *l, const xb_layout *layout, const char *name, unsigned steps,
 		   xb_report *rep);
 /* Goes back to the good image before the flashed one (flashes it again and brings it up;

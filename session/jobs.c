@@ -214,19 +214,40 @@ static void ignore_response(void *ctx, const uint8_t *resp, size_t len, uint64_t
 	(void)err; /* a failed pipe also fails the counter read queued after it */
 }
 
-/* The flush of the footprint: XIP_CTRL FLUSH written over SWD, TAR back at DWT_PCSR. */
-static void queue_flush(xb_session *s)
+/* A register written over SWD in the pipe's order, TAR back at DWT_PCSR for the sampler. */
+static int queue_write(xb_session *s, uint32_t addr, uint32_t value, xb_err *err)
 {
-	xb_dap_transfer x[3] = {{ADI_REQ_TAR_WRITE, RP2040_XIP_FLUSH},
-				{ADI_REQ_DRW_WRITE, 1},
+	xb_dap_transfer x[3] = {{ADI_REQ_TAR_WRITE, addr},
+				{ADI_REQ_DRW_WRITE, value},
 				{ADI_REQ_TAR_WRITE, CORTEXM_DWT_PCSR}};
 	uint8_t pkt[64];
 	size_t n = dap_client_build_transfer(x, 3, pkt, sizeof pkt);
+	if (!n)
+		return xb_fail(err, "the probe's packets are too small for one transfer");
+	return dap_pipe_queue(s->pipe, pkt, n, ignore_response, NULL, err);
+}
+
+/* The flush of the footprint: XIP_CTRL FLUSH written over SWD. */
+static void queue_flush(xb_session *s)
+{
 	xb_err err;
-	if (!n || dap_pipe_queue(s->pipe, pkt, n, ignore_response, NULL, &err) != 0) {
+	if (queue_write(s, RP2040_XIP_FLUSH, 1, &err) != 0) {
 		s->job->rep.status = XB_STATUS_PROBE_GONE;
-		job_fail(s, "flushing the XIP cache over SWD: %s", n ? err.msg : "packet too small");
+		job_fail(s, "flushing the XIP cache over SWD: %s", err.msg);
 	}
+}
+
+int session_xip_cache(xb_session *s, int on, xb_report *rep)
+{
+	if (!s->pipe)
+		return report_fail(rep, XB_STATUS_PROBE_GONE, "no probe: %s", s->status.msg);
+	xb_err err;
+	/* CTRL: EN (bit 0), and ERR_BADWRITE (bit 1) as at reset */
+	if (queue_write(s, RP2040_XIP_CTRL, on ? 3u : 2u, &err) != 0)
+		return report_fail(rep, XB_STATUS_PROBE_GONE, "writing XIP_CTRL over SWD: %s", err.msg);
+	session_note(s, XB_LOG_INFO, "the XIP cache %s (XIP_CTRL.EN = %d, written over SWD)",
+		     on ? "on" : "off", on);
+	return 0;
 }
 
 static void next_after_pings(xb_session *s)

@@ -42,8 +42,10 @@ void live_init(xb_session *s)
 
 void live_new_image(xb_session *s)
 {
+	int subtract = s->prof && liveprof_subtract(s->prof);
 	liveprof_free(s->prof);
 	s->prof = liveprof_new(&s->img, s->tg.cache.line, &s->o.prof);
+	liveprof_set_subtract(s->prof, subtract);
 	s->ring_n = 0; /* samples of the old image's addresses */
 	setmap_set_predicted(&s->sets, NULL, NULL);
 	free(s->func_misses);

@@ -179,6 +179,11 @@ int session_load_trace(xb_session *s, const char *path, xb_report *rep);
 /* A marker on every series (the image changed ...). */
 void session_mark(xb_session *s, const char *label);
 
+/* Switches the XIP cache on or off over SWD (XIP_CTRL.EN), as a build or an MPU table can
+ * leave it: the firmware runs on from flash uncached until it is switched on again or the
+ * board is reset (a reflash). 0, or -1 with rep (no probe). */
+int session_xip_cache(xb_session *s, int on, xb_report *rep);
+
 /* ---- Reflashing in place ---- */
 
 /* Puts another build of the firmware (a relink: elf, with its map, or NULL for the one next

@@ -56,7 +56,7 @@ static int show_panel(xb_app *a, const char *name, char *msg, size_t cap)
 	int i = app_panel_index(a, name);
 	if (i < 0)
 		return done(msg, cap, XB_ACT_ERROR, "no panel '%s' (libraries, functions, cachesets, "
-			    "echoes, log, help)", name);
+			    "echoes, log, layout, compare, help)", name);
 	a->focus = (size_t)i;
 	return XB_ACT_REDRAW;
 }
@@ -78,6 +78,8 @@ PANEL_ACTION(act_libraries, "libraries")
 PANEL_ACTION(act_functions, "functions")
 PANEL_ACTION(act_cachesets, "cachesets")
 PANEL_ACTION(act_echoes, "echoes")
+PANEL_ACTION(act_layout, "layout")
+PANEL_ACTION(act_compare, "compare")
 PANEL_ACTION(act_log, "log")
 PANEL_ACTION(act_help, "help")
 
@@ -413,7 +415,7 @@ static int act_dump(xb_app *a, int argc, char **argv, char *msg, size_t cap)
 static int act_wait(xb_app *a, int argc, char **argv, char *msg, size_t cap)
 {
 	static const char *const kinds[] = {"echoes", "samples", "seconds", "frames", "running",
-					    "status", "probe"};
+					    "status", "probe", "loop"};
 	xb_app_wait *w = &a->wait;
 	memset(w, 0, sizeof *w);
 	size_t k;
@@ -422,7 +424,7 @@ static int act_wait(xb_app *a, int argc, char **argv, char *msg, size_t cap)
 			break;
 	if (k == sizeof kinds / sizeof *kinds)
 		return done(msg, cap, XB_ACT_ERROR, "wait echoes N | samples N | seconds S | frames N | "
-			    "running | status NAME | probe ok [TIMEOUT]");
+			    "running | status NAME | probe ok | loop [TIMEOUT]");
 	snprintf(w->what, sizeof w->what, "%s", argv[1]);
 	int at = 2;
 	if (k <= 3) {
@@ -467,6 +469,10 @@ const xb_action app_actions[] = {
 	{"echoes", "4", "", "turnaround, echo rate, misses per echo over time", "Panels", 0, 0,
 	 act_echoes},
 	{"log", "5", "", "messages and the board's UART0", "Panels", 0, 0, act_log},
+	{"layout", "6", "", "the pending layout against the flashed one; its prediction",
+	 "Panels", 0, 0, act_layout},
+	{"compare", "7", "", "the measured runs as the study's tables; what changed between two",
+	 "Panels", 0, 0, act_compare},
 	{"panel", "", "NAME", "show a panel by name", "Panels", 1, 1, act_panel},
 	{"next-panel", "<Tab>", "", "the next panel", "Panels", 0, 0, act_next_panel},
 	{"prev-panel", "<S-Tab>", "", "the previous panel", "Panels", 0, 0, act_prev_panel},
@@ -527,10 +533,61 @@ const xb_action app_actions[] = {
 	 "function", "Bench", 1, 1, act_trace},
 	{"mark", "", "LABEL", "a marker on the charts", "Bench", 1, 8, act_mark},
 
+	{"tag", "x", "", "tag the selected function (edits apply to the tagged ones)", "Layout", 0,
+	 0, panel_verb},
+	{"tag-none", "", "", "untag every function", "Layout", 0, 0, panel_verb},
+	{"sram", "S", "", "the chosen functions to SRAM", "Layout", 0, 0, act_place},
+	{"hot", "H", "", "the chosen functions into the hot block", "Layout", 0, 0, act_place},
+	{"colour", "C", "[SET|auto]", "the chosen functions coloured: from cache set SET, or one "
+	 "chosen for them", "Layout", 0, 1, act_place},
+	{"default", "D", "", "the chosen functions back where the linker puts them", "Layout", 0, 0,
+	 act_place},
+	{"pin", "!", "[on|off]", "pin the chosen functions (presets leave them alone), or unpin",
+	 "Layout", 0, 1, act_pin},
+	{"hot-up", "[", "", "the selected function one place earlier in the hot block", "Layout", 0,
+	 0, act_hot_step},
+	{"hot-down", "]", "", "one place later", "Layout", 0, 0, act_hot_step},
+	{"library", "", "NAME sram|hot|colour [SET]|default", "every function of a library",
+	 "Layout", 2, 4, act_library},
+	{"group", "", "NAME sram|hot|colour [SET]|default", "every function of a display group "
+	 "(\"IP stack\")", "Layout", 2, 8, act_library},
+	{"preset", "", "hot|colour|sram SIZE|names FILE", "fill the pending layout from a planner "
+	 "(pinned functions stay)", "Layout", 1, 2, act_preset},
+	{"budget", "", "sram|pad SIZE", "the SRAM or padding bytes edits and presets may use",
+	 "Layout", 2, 2, act_budget},
+	{"undo", "u", "", "undo the last edit of the pending layout", "Layout", 0, 0, act_undo},
+	{"redo", "<C-r>", "", "redo it", "Layout", 0, 0, act_undo},
+	{"save-layout", "", "FILE", "write the pending layout (layout.txt form, pins kept)", "Layout",
+	 1, 1, act_layout_file},
+	{"load-layout", "", "FILE", "a layout file as the pending layout", "Layout", 1, 1,
+	 act_layout_file},
+	{"save-names", "", "FILE", "write the SRAM functions' names (a list that survives a code "
+	 "change)", "Layout", 1, 1, act_layout_file},
+	{"load-names", "", "FILE", "a name list: those functions to SRAM", "Layout", 1, 1,
+	 act_layout_file},
+
+	{"profile", "P", "", "record the planning profile (PC samples and a fetch trace during "
+	 "pings)", "Loop", 0, 0, act_profile},
+	{"relink", "", "[NAME]", "write the pending layout's fragments, relink and verify",
+	 "Loop", 0, 1, act_loop},
+	{"flash", "", "", "flash the last relinked image and bring it up", "Loop", 0, 0, act_loop},
+	{"measure", "M", "[NAME]", "measure the flashed image by the study's method; into the "
+	 "history (under NAME: a run of its own)", "Loop", 0, 1, act_loop},
+	{"xip-cache", "", "on|off", "switch the XIP cache on or off over SWD (XIP_CTRL.EN)",
+	 "Loop", 1, 1, act_xip_cache},
+	{"loop", "R", "[NAME]", "the whole loop on the pending layout: relink, verify, flash, "
+	 "measure, compare", "Loop", 0, 1, act_loop},
+	{"revert", "B", "", "back to the image before the flashed one (and its layout)", "Loop", 0,
+	 0, act_revert},
+	{"cancel", "X", "", "stop the loop's running step (the board keeps the last good image)",
+	 "Loop", 0, 0, act_cancel},
+	{"export", "", "DIR", "the runs as report.md, runs.csv, runs.json and bars.svg", "Loop", 1,
+	 1, act_export},
+
 	{"dump", "", "FILE", "write the screen as text and styles to FILE", "Scripts", 1, 1,
 	 act_dump},
 	{"wait", "", "WHAT [N] [TIMEOUT]", "key scripts: wait for echoes N, samples N, seconds S, "
-	 "frames N, running, status NAME", "Scripts", 1, 3, act_wait},
+	 "frames N, running, status NAME, loop (until its step ends)", "Scripts", 1, 3, act_wait},
 	{NULL, NULL, NULL, NULL, NULL, 0, 0, NULL},
 };
 

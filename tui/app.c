@@ -166,6 +166,13 @@ void app_update_model(xb_app *a)
 	m->log = session_log(s);
 	m->help = a->help;
 	m->nhelp = a->nhelp;
+	edit_update_model(a);
+	if (m->loop_running) {
+		snprintf(state, sizeof state, "%s", m->loop_progress);
+		m->alert = 0;
+	}
+	if (m->flashed.name)
+		m->layout = m->flashed.name;
 }
 
 /* ---- Start ---- */
@@ -383,6 +390,12 @@ int app_main(const char *elf, int argc, char **argv)
 		return 0;
 	}
 	const char *opt_elf = options_text(&a->opt, "elf");
+	/* the demo firmware (no --elf): its Makefile relinks it, in its own build folder */
+	char *demo_build = NULL;
+	const char *tail = "/default/echo.elf";
+	if (!opt_elf && elf && strlen(elf) > strlen(tail) &&
+	    strcmp(elf + strlen(elf) - strlen(tail), tail) == 0)
+		demo_build = xasprintf("%.*s", (int)(strlen(elf) - strlen(tail)), elf);
 	if (opt_elf)
 		elf = opt_elf;
 	const char *keys = options_text(&a->opt, "keys");
@@ -430,6 +443,7 @@ int app_main(const char *elf, int argc, char **argv)
 		a->dump_path = dump ? xstrdup(dump) : NULL;
 		a->dump_every = options_flag(&a->opt, "dump-every");
 		prompt_init(&a->prompt, actions_complete, a);
+		edit_open(a, demo_build);
 		rc = loop_run(a);
 		prompt_free(&a->prompt);
 	}
@@ -438,11 +452,13 @@ int app_main(const char *elf, int argc, char **argv)
 	for (size_t i = 0; i < a->npanels; i++)
 		a->ops[i]->destroy(a->pst[i]);
 	actions_help_free(a->help, a->nhelp);
+	edit_close(a);
 	session_close(a->s);
 	canvas_free(a->cv);
 	script_free(&a->script);
 	options_free(&a->opt);
 	free(a->elf);
+	free(demo_build);
 	free(a->dump_path);
 	free(a->pending_dump);
 	return rc;

@@ -14,7 +14,7 @@
 #include "options.h"
 #include "prompt.h"
 
-#define XB_APP_PANELS 8
+#define XB_APP_PANELS 12
 
 enum { XB_VIEW_SINGLE = 0, XB_VIEW_OVERVIEW };
 
@@ -30,6 +30,8 @@ typedef struct xb_app_wait {
 	uint64_t start_frames;
 	double start_value;
 } xb_app_wait;
+
+typedef struct app_edit app_edit;
 
 typedef struct xb_app {
 	xb_options opt;
@@ -72,6 +74,7 @@ typedef struct xb_app {
 	int dirty;
 	uint64_t start_ns;            /* wall clock when the loop started */
 	char last_status[512];        /* the session's problem the message line last showed */
+	app_edit *edit;               /* the layout loop (tui/edit.c) */
 } xb_app;
 
 /* ---- actions.c ---- */
@@ -134,6 +137,34 @@ int app_panel_index(const xb_app *a, const char *name);
 /* Routes a panel command to the focused panel (or panel i). */
 int app_panel_command(xb_app *a, long i, const char *verb, const char *arg, char *msg,
 		      size_t cap);
+
+/* ---- edit.c, edit_actions.c: the layout loop ---- */
+
+/* Opens the layout loop on the session's image (demo_build: the demo firmware's build
+ * folder when the image is the demo firmware: its Makefile relinks it). Never fatal: a
+ * loop that cannot be made says why in the log and the layout panel. */
+int edit_open(xb_app *a, const char *demo_build);
+void edit_close(xb_app *a);
+int edit_pollfds(xb_app *a, struct pollfd *fds, int max);
+int edit_timeout_ms(xb_app *a);
+void edit_pump(xb_app *a);
+/* Fills the model's layout-loop and history fields (from app_update_model). */
+void edit_update_model(xb_app *a);
+int edit_loop_running(const xb_app *a);
+int act_place(xb_app *a, int argc, char **argv, char *msg, size_t cap);
+int act_pin(xb_app *a, int argc, char **argv, char *msg, size_t cap);
+int act_hot_step(xb_app *a, int argc, char **argv, char *msg, size_t cap);
+int act_library(xb_app *a, int argc, char **argv, char *msg, size_t cap);
+int act_preset(xb_app *a, int argc, char **argv, char *msg, size_t cap);
+int act_budget(xb_app *a, int argc, char **argv, char *msg, size_t cap);
+int act_undo(xb_app *a, int argc, char **argv, char *msg, size_t cap);
+int act_layout_file(xb_app *a, int argc, char **argv, char *msg, size_t cap);
+int act_profile(xb_app *a, int argc, char **argv, char *msg, size_t cap);
+int act_loop(xb_app *a, int argc, char **argv, char *msg, size_t cap);
+int act_revert(xb_app *a, int argc, char **argv, char *msg, size_t cap);
+int act_xip_cache(xb_app *a, int argc, char **argv, char *msg, size_t cap);
+int act_cancel(xb_app *a, int argc, char **argv, char *msg, size_t cap);
+int act_export(xb_app *a, int argc, char **argv, char *msg, size_t cap);
 
 /* ---- loop.c ---- */
 

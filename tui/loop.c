@@ -198,6 +198,8 @@ static int wait_over(xb_app *a)
 	int met;
 	if (strcmp(w->what, "running") == 0) {
 		met = session_phase(a->s) == XB_PHASE_RUNNING;
+	} else if (strcmp(w->what, "loop") == 0) {
+		met = !edit_loop_running(a);
 	} else if (strcmp(w->what, "status") == 0 || strcmp(w->what, "probe") == 0) {
 		xb_status st = session_status(a->s)->status;
 		const char *want = strcmp(w->status, "ok") == 0 ? "ok" : w->status;
@@ -269,6 +271,7 @@ int loop_run(xb_app *a)
 			feed_script(a);
 		if (session_pump(a->s) != 0)
 			app_message(a, 1, "%s", session_status(a->s)->msg);
+		edit_pump(a);
 		uint64_t now = wall_ns();
 		if (now >= a->next_frame_ns || a->dirty || a->pending_dump) {
 			draw(a);
@@ -289,11 +292,15 @@ int loop_run(xb_app *a)
 		if (crash_fd() >= 0)
 			fds[n++] = (struct pollfd){.fd = crash_fd(), .events = POLLIN};
 		n += session_pollfds(a->s, fds + n, LOOP_FDS - n);
+		n += edit_pollfds(a, fds + n, LOOP_FDS - n);
 		now = wall_ns();
 		int ms = a->next_frame_ns > now ? (int)((a->next_frame_ns - now + 999999) / 1000000) : 0;
 		int sm = session_timeout_ms(a->s);
 		if (sm < ms)
 			ms = sm;
+		int em = edit_timeout_ms(a);
+		if (em >= 0 && em < ms)
+			ms = em;
 		if (a->wait.active || (a->script.n && a->script_pos < a->script.n && ms > 10))
 			ms = 10; /* a script's conditions are looked at often */
 		if (poll(fds, (nfds_t)n, ms) < 0 && errno != EINTR)

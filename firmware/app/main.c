@@ -22,6 +22,12 @@ LOG_MODULE_REGISTER(main, LOG_LEVEL_INF);
 
 #define STATS_PERIOD K_SECONDS(60)
 
+#if CONFIG_APP_BUFFER_KB > 0
+/* A buffer the application keeps in SRAM (make APP_BUFFER_KB=N): what a frame buffer or a
+ * log ring takes in a real application. Kept by the linker, never touched. */
+__attribute__((used)) static uint8_t app_buffer[CONFIG_APP_BUFFER_KB * 1024];
+#endif
+
 static const uint8_t device_mac[6] = ECHO_DEVICE_MAC;
 static const uint8_t host_mac[6] = ECHO_HOST_MAC;
 static struct k_work_delayable stats_work;

@@ -1,9 +1,10 @@
 /* test_panels: every panel drawn from a deterministic model (a synthetic image with
  * libraries and groups, a live profile fed at fixed times, series with markers, a log,
- * help entries; no wall clock) in every shipped theme at 80x24 and 200x60 against golden
- * canvas dumps in tests/golden/panels/ (XB_GOLDEN_UPDATE=1 writes them instead); edge
- * cases; sizes down to 0x0 that must stay inside their rectangle; the widgets; and the
- * commands and mouse. */
+ * help entries, a layout editor with a planning profile over the same image, runs of a
+ * history in memory; no wall clock) in every shipped theme at 80x24 and 200x60 against
+ * golden canvas dumps in tests/golden/panels/ (XB_GOLDEN_UPDATE=1 writes them instead);
+ * edge cases; sizes down to 0x0 that must stay inside their rectangle; the widgets; and
+ * the commands, tags and mouse. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -17,6 +18,8 @@
 
 #include "../common/synth.h"
 #include "../common/testdir.h"
+#include "../../core/export.h"
+#include "../../core/layout_edit.h"
 #include "../../core/profile.h"
 #include "../../panels/panel.h"
 #include "../../panels/theme.h"
@@ -27,7 +30,17 @@
 #define NFUNCS 300
 #define GOLDEN_DIR XB_SOURCE_DIR "/tests/golden/panels"
 
-enum { FX_EMPTY = 1, FX_LONGNAME = 2, FX_ONESAMPLE = 4 };
+enum {
+	FX_EMPTY = 1,
+	FX_LONGNAME = 2,
+	FX_ONESAMPLE = 4,
+	FX_NOMAP = 8,      /* the image has no map: no editor */
+	FX_NOPLAN = 16,    /* an editor but no planning profile (no prediction, no pending map) */
+	FX_NAN = 32,       /* the flashed and pending figures unknown; the last run failed */
+	FX_RUNNING = 64,   /* a step of the loop runs */
+	FX_OPEN_PENDING = 128, /* draw_set_of: the set in the pending map, in pending mode */
+};
+#define NRUNS 6
 
 /* ---- the model ---- */
 
@@ -104,6 +117,20 @@ typedef struct fixture {
 	xb_series series[XB_SERIES_COUNT];
 	xb_logring log;
 	double *misses;
+	/* the layout loop: a planning profile over img, the flashed layout, the editor */
+	xb_samples plan_samples;
+	xb_profile plan_prof;
+	int have_plan;
+	xb_plan_input plan_in;
+	xb_layout flashed;
+	xb_editor *ed;
+	xb_setmap pending_sets;
+	int have_pending_sets;
+	/* the history */
+	xb_run runs[NRUNS];
+	const xb_run *run_list[NRUNS];
+	xb_run_func *run_funcs[NRUNS];
+	uint16_t *set_hot[NRUNS];
 	xb_model m;
 } fixture;
 
@@ -324,6 +351,166 @@ static void fx_log(fixture *fx, int flags)
 		    "[00:02:05.000,000] <err> net_pkt: Data buffer (1514) allocation failed.");
 }
 
+/* Moves or pins through the editor as the application would, failing the test on a
+ * refusal. */
+static void fx_edit(xb_editor *ed, int f, enum xb_place place, uint32_t offset)
+{
+	xb_err err;
+	xb_edit_place to = {place, offset};
+	int rc = place == XB_PLACE_DEFAULT ? editor_remove(ed, &f, 1, NULL, &err)
+					   : editor_place(ed, &f, 1, to, NULL, &err);
+	if (rc != 0)
+		fail_msg("edit of function %d: %s", f, err.msg);
+}
+
+static void fx_pin(xb_editor *ed, int f, bool pinned)
+{
+	xb_err err;
+	if (editor_pin(ed, &f, 1, pinned, NULL, &err) != 0)
+		fail_msg("pin of function %d: %s", f, err.msg);
+}
+
+/* A flashed layout (two hot functions, one pinned, a coloured one, one in SRAM), an editor
+ * that starts from it, and edits that leave a function of each kind pending, one undone. */
+static void fx_layout(fixture *fx, int flags)
+{
+	layout_init(&fx->flashed);
+	if (flags & FX_NOMAP)
+		fx->img.has_map = false;
+	if (flags & (FX_EMPTY | FX_NOMAP))
+		return;
+	samples_init(&fx->plan_samples);
+	fx->have_plan = !(flags & FX_NOPLAN);
+	if (fx->have_plan) {
+		synth_samples(&fx->plan_samples, &fx->img, 60, 40000, 5);
+		profile_build(&fx->plan_prof, &fx->img, &fx->plan_samples, fx->tg.cache.line);
+	}
+	fx->plan_in = (xb_plan_input){.img = &fx->img, .tg = &fx->tg,
+				      .prof = fx->have_plan ? &fx->plan_prof : NULL,
+				      .sram_budget = 8192, .pad_budget = 16384};
+	layout_add(&fx->flashed, 1, XB_PLACE_HOT, 0);
+	layout_add(&fx->flashed, 6, XB_PLACE_HOT, 0);
+	layout_add(&fx->flashed, FUNC_UDP, XB_PLACE_COLOUR, 0x100);
+	layout_add(&fx->flashed, 14, XB_PLACE_SRAM, 0);
+	layout_add_pin(&fx->flashed, 6);
+	snprintf(fx->flashed.strategy, sizeof fx->flashed.strategy, "edited");
+	xb_err err;
+	fx->ed = editor_new(&fx->plan_in, &fx->flashed, &err);
+	if (!fx->ed)
+		fail_msg("editor: %s", err.msg);
+	fx_edit(fx->ed, 2, XB_PLACE_SRAM, 0);
+	if (fx->have_plan)
+		fx_edit(fx->ed, 3, XB_PLACE_COLOUR, XB_WAY_AUTO);
+	fx_edit(fx->ed, 1, XB_PLACE_COLOUR, 0x1a0);
+	fx_pin(fx->ed, 6, false);
+	fx_edit(fx->ed, 6, XB_PLACE_DEFAULT, 0);
+	fx_edit(fx->ed, 5, XB_PLACE_HOT, 0);
+	fx_pin(fx->ed, 5, true);
+	fx_edit(fx->ed, 7, XB_PLACE_SRAM, 0);
+	assert_int_equal(editor_undo(fx->ed, &err), 0);
+	if (fx->have_plan) {
+		setmap_init(&fx->pending_sets, &fx->tg);
+		setmap_update_moved(&fx->pending_sets, &fx->tg, &fx->plan_prof,
+				    editor_placement(fx->ed));
+		fx->have_pending_sets = 1;
+	}
+	xb_model *m = &fx->m;
+	m->ed = fx->ed;
+	m->base = &fx->img;
+	m->plan_prof = fx->have_plan ? &fx->plan_prof : NULL;
+	m->flashed_layout = &fx->flashed;
+	m->pending_sets = fx->have_pending_sets ? &fx->pending_sets : NULL;
+	if (flags & FX_NAN) {
+		m->flashed.name = "stock";
+		m->pending = (xb_prediction){.model = "sample conflict model",
+					     .misses_per_echo = NAN, .opt_bound_per_echo = NAN,
+					     .conflict_score = 1234.5};
+		m->loop_failed = 1;
+		m->loop_result = "relink failed: region `FLASH' overflowed by 1204 bytes; the last "
+				 "good image stays on the board";
+		return;
+	}
+	m->flashed = (xb_model_image){"colour", 1154.0, 1180.2, 610.3, 0.885, 412, 812, 1024};
+	if (fx->have_plan) {
+		m->pending = (xb_prediction){.model = "trace replay, measurement windows",
+					     .misses_per_echo = 742.1, .opt_bound_per_echo = 601.2,
+					     .conflict_score = NAN};
+		m->pending_footprint = 640;
+	}
+	if (flags & FX_RUNNING) {
+		m->loop_running = 1;
+		m->loop_fraction = 0.4;
+		m->loop_progress = "relinking colour-3: 40 %";
+	}
+	m->loop_result = "colour-2: relinked, verified, flashed and measured: 1154.0 misses per echo";
+}
+
+/* Runs of a history: the study's layouts, one of them without a turnaround or peak echo,
+ * the last without a profile or a set map; profiles over the image's first 40 functions. */
+static void fx_runs(fixture *fx, int flags)
+{
+	static const struct {
+		const char *layout, *variant;
+		int64_t extra_ram;
+		double misses, predicted, opt, turnaround, peak, footprint;
+		int recorded;
+	} def[NRUNS] = {
+		{"stock", "stock", 0, 2277.0, 2301.5, 1101.3, 1.747, 322, 1510, 1},
+		{"hot", "stock", 0, 1530.2, 1498.0, 1003.9, 1.204, 371, 1120, 1},
+		{"colour", "stock", 0, 1154.0, 1180.2, 610.3, 0.885, 412, 812, 1},
+		{"colour", "LTO=1", 0, 1088.5, NAN, NAN, NAN, NAN, 790, 1},
+		{"colour + 8 KB SRAM", "stock", 8192, 610.4, 598.7, 402.0, 0.536, 951, 640, 1},
+		{"sram 16K", "stock", 16384, 420.0, 433.1, 380.2, 0.498, 1002, 590, 0},
+	};
+	if (flags & FX_EMPTY)
+		return;
+	for (size_t k = 0; k < NRUNS; k++) {
+		xb_run *r = &fx->runs[k];
+		history_run_init(r);
+		r->id = (int64_t)k + 1;
+		snprintf(r->time, sizeof r->time, "2024-05-01T12:%02zu:07Z", 10 + 3 * k);
+		r->image = "build/zephyr/zephyr.elf";
+		r->variant = def[k].variant;
+		r->layout = def[k].layout;
+		r->bench = "virtual";
+		r->extra_ram_bytes = def[k].extra_ram;
+		r->misses_per_echo = def[k].misses;
+		r->predicted_misses_per_echo = def[k].predicted;
+		r->opt_bound_misses_per_echo = def[k].opt;
+		r->turnaround_ms = def[k].turnaround;
+		r->peak_udp_echo_per_s = def[k].peak;
+		r->footprint_lines = def[k].footprint;
+		fx->run_list[k] = r;
+		if (!def[k].recorded)
+			continue;
+		/* later layouts take the network's share down and the kernel's up */
+		fx->run_funcs[k] = xcalloc(40, sizeof *fx->run_funcs[k]);
+		for (size_t i = 0; i < 40; i++) {
+			const xb_function *f = &fx->img.funcs[i];
+			const xb_library *lib = &fx->img.libraries[f->library];
+			double w = 4000.0 / (double)(i + 1);
+			int net = strncmp(lib->group, "IP", 2) == 0 || strstr(lib->group, "USB");
+			w *= net ? 1.0 - 0.12 * (double)k : 1.0 + 0.2 * (double)k;
+			fx->run_funcs[k][i] = (xb_run_func){f->name, lib->name, lib->group,
+							    floor(w + (double)((i * 7 + k * 3) % 5)),
+							    f->size};
+		}
+		r->funcs = fx->run_funcs[k];
+		r->nfuncs = 40;
+		fx->set_hot[k] = xcalloc(1024, sizeof *fx->set_hot[k]);
+		for (uint32_t set = 0; set < 1024; set++) {
+			uint32_t h = (set * 2654435761u + (uint32_t)k * 40503u) >> 24;
+			fx->set_hot[k][set] = (uint16_t)(h < 90 ? 0 : h < 170 ? 1 : h < 232 - 6 * k ? 2
+							  : h < 250 ? 3 : 4);
+		}
+		r->set_hot = fx->set_hot[k];
+		r->nsets = 1024;
+	}
+	fx->m.runs = fx->run_list;
+	fx->m.nruns = NRUNS;
+	fx->m.history = "build/workbench/runs.db";
+}
+
 static void fx_build(fixture *fx, int flags)
 {
 	memset(fx, 0, sizeof *fx);
@@ -347,6 +534,8 @@ static void fx_build(fixture *fx, int flags)
 	m->log = &fx->log;
 	m->window = XB_WINDOW_10S;
 	m->subtract = liveprof_subtract(fx->prof);
+	fx_layout(fx, flags);
+	fx_runs(fx, flags);
 	if (flags & FX_EMPTY)
 		return;
 	fx_series(fx);
@@ -388,6 +577,17 @@ static void fx_free(fixture *fx)
 			series_free(&fx->series[i]);
 	logring_free(&fx->log);
 	setmap_free(&fx->sets);
+	for (size_t k = 0; k < NRUNS; k++) {
+		free(fx->run_funcs[k]);
+		free(fx->set_hot[k]);
+	}
+	if (fx->have_pending_sets)
+		setmap_free(&fx->pending_sets);
+	editor_free(fx->ed);
+	layout_free(&fx->flashed);
+	if (fx->have_plan)
+		profile_free(&fx->plan_prof);
+	samples_free(&fx->plan_samples);
 	liveprof_free(fx->prof);
 	fx_image_free(fx);
 	free(fx->misses);
@@ -502,7 +702,7 @@ typedef struct golden_case {
 	const char *panel, *suffix;
 	int flags;
 	long open;
-	const char *cmds[6];
+	const char *cmds[8];
 } golden_case;
 
 static const golden_case cases[] = {
@@ -526,16 +726,38 @@ static const golden_case cases[] = {
 	{"libraries", "onesample", FX_ONESAMPLE, -1, {"mode libraries"}},
 	{"functions", "onesample", FX_ONESAMPLE, -1, {"search uart_rp2040"}},
 	{"cachesets", "onesample", FX_ONESAMPLE, FUNC_SERIAL, {NULL}},
+	{"cachesets", "pending", 0, -1, {"mode pending"}},
+	{"cachesets", "pending-open", FX_OPEN_PENDING, 1, {NULL}},
+	{"cachesets", "pending-none", FX_NOPLAN, -1, {"mode pending"}},
+	{"layout", "empty", FX_EMPTY, -1, {NULL}},
+	{"layout", "nomap", FX_NOMAP, -1, {NULL}},
+	{"layout", "noplan", FX_NOPLAN, -1, {NULL}},
+	{"layout", "nan", FX_NAN, -1, {NULL}},
+	{"layout", "running", FX_RUNNING, -1, {NULL}},
+	{"layout", "longname", FX_LONGNAME, -1, {NULL}},
+	{"layout", "by-pending", 0, -1, {"sort pending"}},
+	{"layout", "tagged", 0, -1, {"search net_ipv4", "tag", "tag", "filter net_"}},
+	{"compare", "empty", FX_EMPTY, -1, {NULL}},
+	{"compare", "chosen", 0, -1, {"enter", "down", "down", "enter"}},
+	{"compare", "diff", 0, -1, {"enter", "down", "down", "enter", "mode diff"}},
+	{"compare", "unrecorded", 0, -1, {"enter", "end", "enter", "mode diff"}},
+	{"compare", "longname", FX_LONGNAME, -1, {"enter", "down", "down", "down", "enter",
+						  "mode diff"}},
 };
 
-/* Draws the cache-sets panel with the set of a function's first line opened. */
-static xb_canvas *draw_set_of(const fixture *fx, size_t func, int w, int h)
+/* Draws the cache-sets panel with the set of a function's first line opened (pending: in
+ * pending mode, the set where the pending layout puts it). */
+static xb_canvas *draw_set_of(const fixture *fx, size_t func, int w, int h, int pending)
 {
 	void *st = panel_cachesets.create();
 	xb_canvas *c = canvas_new(w, h);
 	xb_panel_result res;
+	if (pending)
+		panel_cachesets.command(st, &fx->m, "mode", "pending", &res);
 	panel_cachesets.command(st, &fx->m, "home", NULL, &res);
-	uint32_t set = setmap_set_of(&fx->sets, fx->img.funcs[func].addr);
+	uint32_t set = pending ? setmap_set_of(&fx->pending_sets,
+					       editor_placement(fx->ed)->new_addr[func])
+			       : setmap_set_of(&fx->sets, fx->img.funcs[func].addr);
 	for (uint32_t k = 0; k < set; k++)
 		panel_cachesets.command(st, &fx->m, "right", NULL, &res);
 	panel_cachesets.command(st, &fx->m, "enter", NULL, &res);
@@ -557,7 +779,8 @@ static void test_goldens_cases(void **state)
 		assert_non_null(ops);
 		for (size_t z = 0; z < 2; z++) {
 			xb_canvas *c = gc->open >= 0 ? draw_set_of(&fx, (size_t)gc->open,
-								   sizes[z][0], sizes[z][1])
+								   sizes[z][0], sizes[z][1],
+								   gc->flags & FX_OPEN_PENDING)
 						     : draw_panel(ops, &fx.m, sizes[z][0],
 								  sizes[z][1], gc->cmds);
 			char name[128];
@@ -700,14 +923,17 @@ static void test_registry(void **state)
 {
 	(void)state;
 	static const char *const order[] = {"libraries", "functions", "cachesets", "echoes", "log",
-					    "help"};
+					    "layout",    "compare",   "help"};
 	size_t n = 0;
 	for (; panels[n]; n++) {
 		assert_string_equal(panels[n]->name, order[n]);
 		assert_ptr_equal(panel_find(order[n]), panels[n]);
 		assert_non_null(panels[n]->title);
 	}
-	assert_int_equal(n, 6);
+	assert_int_equal(n, 8);
+	/* only the layout panel chooses functions for edits */
+	for (size_t i = 0; panels[i]; i++)
+		assert_true((panels[i]->targets != NULL) == (panels[i] == &panel_layout));
 	assert_null(panel_find("nope"));
 	assert_null(panel_find(NULL));
 	xb_model m;
@@ -930,6 +1156,429 @@ static void test_cachesets_commands(void **state)
 	assert_true(find_row(p.c, "sets not shown") > 0);
 	lp_close(&p);
 	fx_free(&fx);
+}
+
+/* "21,344" */
+static const char *grouped(char *buf, size_t cap, uint32_t v)
+{
+	char d[16];
+	int n = snprintf(d, sizeof d, "%u", v), k = 0;
+	for (int i = 0; i < n && (size_t)k + 2 < cap; i++) {
+		if (i && (n - i) % 3 == 0)
+			buf[k++] = ',';
+		buf[k++] = d[i];
+	}
+	buf[k] = 0;
+	return buf;
+}
+
+/* The row holding both texts, or -1. */
+static int find_row2(const xb_canvas *c, const char *a, const char *b)
+{
+	char buf[2048];
+	for (int y = 0; y < c->h; y++) {
+		row_text(c, y, buf, sizeof buf);
+		if (strstr(buf, a) && strstr(buf, b))
+			return y;
+	}
+	return -1;
+}
+
+/* The function of the selected row of the layout panel (its name starts at x = 3). */
+static long layout_selected(const fixture *fx, const xb_canvas *c)
+{
+	int y = selected_row(c);
+	if (y < 0)
+		return -1;
+	char buf[2048];
+	row_text(c, y, buf, sizeof buf);
+	for (size_t i = 0; i < fx->img.nfuncs; i++) {
+		size_t n = strlen(fx->img.funcs[i].name);
+		/* the frame's bar (3 bytes), the tag column and a blank, then the name */
+		const char *at = strstr(buf, fx->img.funcs[i].name);
+		if (at && at - buf == 5 && at[n] == ' ')
+			return (long)i;
+	}
+	return -1;
+}
+
+static void test_layout_commands(void **state)
+{
+	(void)state;
+	fixture fx;
+	fx_build(&fx, 0);
+	live_panel p;
+	lp_open(&p, "layout", &fx.m, 200, 60);
+	char buf[2048], want[256], a[32], b[32];
+	/* the header: budgets and what the pending layout uses; its prediction beside the
+	 * flashed image's; what undo and redo would do */
+	xb_edit_usage u;
+	editor_usage(fx.ed, &u);
+	snprintf(want, sizeof want, "extra SRAM %s / %s B", grouped(a, sizeof a, u.extra_ram),
+		 grouped(b, sizeof b, u.sram_budget));
+	assert_int_equal(find_row(p.c, want), 1);
+	snprintf(want, sizeof want, "%zu coloured (%zu auto)", u.functions[XB_PLACE_COLOUR],
+		 u.auto_colours);
+	assert_int_equal(find_row(p.c, want), 2);
+	char change[32];
+	export_change(742.1, 1180.2, change, sizeof change);
+	assert_string_equal(change, "\u221237 %");
+	assert_true(find_row2(p.c, "change", change) > 0);
+	assert_true(find_row2(p.c, "flashed: colour", "1154.0") > 0);
+	assert_true(find_row2(p.c, "pending", "trace replay, measurement windows") > 0);
+	snprintf(want, sizeof want, "undo: %s", editor_undo_label(fx.ed));
+	assert_true(find_row(p.c, want) > 0);
+	snprintf(want, sizeof want, "redo: %s", editor_redo_label(fx.ed));
+	assert_true(find_row(p.c, want) > 0);
+	assert_true(find_row(p.c, "colour-2: relinked") > 0);
+	/* each function's pending and flashed placement and what changed */
+	const xb_function *f = fx.img.funcs;
+	xb_edit_func e3;
+	editor_function(fx.ed, 3, &e3);
+	assert_true(e3.auto_colour);
+	assert_int_equal(e3.place, XB_PLACE_COLOUR);
+	/* resolved by the editor: an offset, or packed as a plain hot entry */
+	const xb_layout *pl = editor_layout(fx.ed);
+	int packed = 0;
+	for (size_t k = 0; k < pl->n; k++)
+		packed |= pl->e[k].func == 3 && pl->e[k].place == XB_PLACE_HOT;
+	if (packed)
+		snprintf(want, sizeof want, "auto\u2192hot %ld", e3.position);
+	else
+		snprintf(want, sizeof want, "colour auto\u21920x%x", e3.way_offset);
+	int y = find_row2(p.c, f[3].name, want);
+	assert_true(y > 0);
+	row_text(p.c, y, buf, sizeof buf);
+	assert_non_null(strstr(buf, "moved"));
+	y = find_row2(p.c, f[1].name, "colour 0x1a0");
+	assert_true(y > 0);
+	assert_non_null(strstr(row_text(p.c, y, buf, sizeof buf), "hot 0"));
+	assert_non_null(strstr(buf, "moved"));
+	y = find_row2(p.c, f[2].name, "SRAM");
+	assert_true(y > 0);
+	assert_non_null(strstr(row_text(p.c, y, buf, sizeof buf), "flash"));
+	y = find_row2(p.c, f[5].name, "pin");
+	assert_true(y > 0);
+	y = find_row2(p.c, f[6].name, "hot 1"); /* flashed there, back to flash pending */
+	assert_true(y > 0);
+	assert_non_null(strstr(row_text(p.c, y, buf, sizeof buf), "moved"));
+	/* targets: the selected function while none is tagged */
+	int out[8];
+	assert_true(lp_cmd(&p, "search", f[2].name) & XB_PANEL_REDRAW);
+	assert_int_equal(layout_selected(&fx, p.c), 2);
+	assert_int_equal(panel_layout.targets(p.st, &fx.m, out, 8), 1);
+	assert_int_equal(out[0], 2);
+	/* tag: toggles and moves down; the tagged ones are the targets, in index order */
+	assert_true(lp_cmd(&p, "tag", NULL) & XB_PANEL_MESSAGE);
+	assert_non_null(strstr(p.res.msg, "tagged (1 tagged)"));
+	long next = layout_selected(&fx, p.c);
+	assert_true(next >= 0 && next != 2);
+	lp_cmd(&p, "tag", NULL);
+	assert_int_equal(panel_layout.targets(p.st, &fx.m, out, 8), 2);
+	assert_int_equal(out[0], next < 2 ? next : 2);
+	assert_int_equal(out[1], next < 2 ? 2 : next);
+	assert_int_equal(panel_layout.targets(p.st, &fx.m, out, 1), 2);
+	assert_int_equal(panel_layout.targets(p.st, &fx.m, NULL, 0), 2);
+	y = find_row(p.c, f[2].name);
+	assert_int_equal(canvas_get(p.c, 1, y).ch, '*');
+	assert_int_equal(canvas_get(p.c, 3, y).el, XB_EL_MATCH);
+	assert_int_equal(find_row(p.c, "Layout \u00B7 2 tagged"), 0);
+	/* enter toggles in place; tag-none and back untag */
+	long here = layout_selected(&fx, p.c);
+	lp_cmd(&p, "enter", NULL);
+	assert_int_equal(layout_selected(&fx, p.c), here);
+	assert_int_equal(panel_layout.targets(p.st, &fx.m, out, 8), 3);
+	lp_cmd(&p, "tag-none", NULL);
+	assert_non_null(strstr(p.res.msg, "3 functions untagged"));
+	assert_int_equal(panel_layout.targets(p.st, &fx.m, out, 8), 1);
+	assert_int_equal(out[0], here);
+	assert_int_equal(lp_cmd(&p, "back", NULL), XB_PANEL_UNHANDLED);
+	lp_cmd(&p, "tag", NULL);
+	assert_true(lp_cmd(&p, "back", NULL) & XB_PANEL_REDRAW);
+	assert_int_equal(panel_layout.targets(p.st, &fx.m, out, 8), 1);
+	/* an edit the application makes shows at the next draw, with its undo label */
+	fx_edit(fx.ed, 9, XB_PLACE_SRAM, 0);
+	lp_cmd(&p, "home", NULL);
+	assert_true(find_row2(p.c, f[9].name, "SRAM") > 0);
+	snprintf(want, sizeof want, "undo: moving %s to SRAM", f[9].name);
+	assert_true(find_row(p.c, want) > 0);
+	/* sort pending: the hot block in its order first */
+	lp_cmd(&p, "sort", "pending");
+	int head = find_row(p.c, "pending\u25B2");
+	assert_true(head > 0);
+	assert_non_null(strstr(row_text(p.c, head + 1, buf, sizeof buf), "hot 0"));
+	assert_true(lp_cmd(&p, "sort", "colour") & XB_PANEL_ERROR);
+	assert_non_null(strstr(p.res.msg, "samples, bytes, density, name, address, pending"));
+	/* a filter shows functions without samples or a placement too */
+	lp_cmd(&p, "filter", "f27");
+	assert_true(find_row(p.c, "f275") > 0);
+	assert_true(find_row(p.c, f[1].name) < 0);
+	lp_cmd(&p, "filter", "");
+	assert_true(find_row(p.c, "f275") < 0);
+	lp_cmd(&p, "search", "f275");
+	assert_int_equal(layout_selected(&fx, p.c), 275);
+	/* mouse: a click selects, a double click tags */
+	lp_cmd(&p, "home", NULL);
+	assert_int_equal(lp_click(&p, XB_MOUSE_CLICK, 10, head + 3), XB_PANEL_REDRAW);
+	assert_int_equal(selected_row(p.c), head + 3);
+	assert_true(lp_click(&p, XB_MOUSE_DOUBLE, 10, head + 3) & XB_PANEL_MESSAGE);
+	assert_int_equal(canvas_get(p.c, 1, head + 3).ch, '*');
+	assert_int_equal(lp_click(&p, XB_MOUSE_CLICK, 10, 0), XB_PANEL_UNHANDLED);
+	/* without an editor: nothing to target, the tags kept aside */
+	xb_model bare = fx.m;
+	bare.ed = NULL;
+	assert_int_equal(panel_layout.targets(p.st, &bare, out, 8), 0);
+	assert_true(panel_layout.targets(p.st, &fx.m, out, 8) >= 1);
+	lp_close(&p);
+	/* at 80x24 the header keeps the prediction and the undo label */
+	lp_open(&p, "layout", &fx.m, 80, 24);
+	assert_true(find_row(p.c, change) > 0);
+	assert_true(find_row(p.c, "undo: moving") > 0);
+	assert_true(find_row(p.c, "samples\u25BC") > 0);
+	lp_close(&p);
+	fx_free(&fx);
+}
+
+/* The share of samples of function i in run k's profile. */
+static double run_share(const fixture *fx, size_t k, size_t i)
+{
+	double t = 0;
+	for (size_t j = 0; j < fx->runs[k].nfuncs; j++)
+		t += fx->runs[k].funcs[j].samples;
+	return fx->runs[k].funcs[i].samples / t;
+}
+
+static void test_compare_commands(void **state)
+{
+	(void)state;
+	fixture fx;
+	fx_build(&fx, 0);
+	live_panel p;
+	lp_open(&p, "compare", &fx.m, 200, 60);
+	char buf[2048], want[256];
+	/* the two tables: the stock baseline in both, the SRAM runs in the second */
+	int t1 = find_row(p.c, "Layouts without extra RAM"), t2 = find_row(p.c, "Layouts with SRAM");
+	assert_true(t1 > 0 && t2 > t1);
+	assert_true(find_row(p.c, "changes against run 1 stock") == t1);
+	char change[32];
+	export_change(1154.0, 2277.0, change, sizeof change);
+	int y = find_row2(p.c, "colour ", "1154.0");
+	assert_true(y > t1 && y < t2);
+	assert_non_null(strstr(row_text(p.c, y, buf, sizeof buf), change));
+	assert_non_null(strstr(buf, "05-01 12:16"));
+	assert_true(find_row2(p.c, "colour + 8 KB SRAM", "8.0 KB") > t2);
+	assert_true(find_row2(p.c, "stock", "0.0 KB") > t2);
+	y = find_row(p.c, "colour (LTO=1)");
+	assert_true(y > t1 && y < t2);
+	assert_non_null(strstr(row_text(p.c, y, buf, sizeof buf), " - "));
+	/* the columns and figures are the exports' */
+	int dir;
+	assert_string_equal(export_table_head(EXPORT_TABLE_SRAM, 1, &dir), "Peak UDP echo");
+	assert_int_equal(dir, 1);
+	assert_string_equal(export_table_head(EXPORT_TABLE_FLASH, 0, &dir), "Misses/echo");
+	assert_int_equal(dir, -1);
+	assert_null(export_table_head(EXPORT_TABLE_FLASH, 99, &dir));
+	assert_int_equal(export_table_columns(EXPORT_TABLE_FLASH | EXPORT_TABLE_SRAM, NULL), 0);
+	assert_true(isnan(export_table_value(EXPORT_TABLE_FLASH, 3, &fx.runs[3], want, 32)));
+	assert_string_equal(want, "-");
+	export_table_value(EXPORT_TABLE_FLASH, 3, &fx.runs[2], want, 32);
+	assert_string_equal(want, "0.885 ms");
+	assert_true(find_row2(p.c, "Peak UDP echo", "Ping turnaround") > t2);
+	/* A, then B */
+	lp_cmd(&p, "enter", NULL);
+	assert_non_null(strstr(p.res.msg, "A: run 1 stock"));
+	assert_true(find_row(p.c, "choose run B") > 0);
+	lp_cmd(&p, "down", NULL);
+	lp_cmd(&p, "down", NULL);
+	lp_cmd(&p, "enter", NULL);
+	assert_non_null(strstr(p.res.msg, "B: run 3 colour"));
+	y = find_row2(p.c, "stock", "2277.0");
+	assert_int_equal(canvas_get(p.c, 1, y).ch, 'A');
+	assert_true(find_row(p.c, "A run 1 stock \u2192 B run 3 colour") > t2);
+	/* the diff: sets by hot lines, the functions by the size of their change */
+	lp_cmd(&p, "mode", "diff");
+	assert_true(find_row(p.c, "Compare: what changed") == 0);
+	size_t best = 0, second = 1;
+	double db = -1, ds = -1;
+	for (size_t i = 0; i < 40; i++) {
+		double d = fabs(run_share(&fx, 2, i) - run_share(&fx, 0, i));
+		if (d > db) {
+			second = best, ds = db;
+			best = i, db = d;
+		} else if (d > ds) {
+			second = i, ds = d;
+		}
+	}
+	int fh = find_row2(p.c, "function", "change");
+	assert_true(fh > 0);
+	assert_non_null(strstr(row_text(p.c, fh + 1, buf, sizeof buf), fx.img.funcs[best].name));
+	double pts = (run_share(&fx, 2, best) - run_share(&fx, 0, best)) * 100;
+	snprintf(want, sizeof want, "%s%.1f pts", pts < 0 ? "\u2212" : "+", fabs(pts));
+	assert_non_null(strstr(buf, want));
+	assert_true(find_row2(p.c, "display group", "change") > 0);
+	assert_true(find_row(p.c, "IP stack") > 0);
+	for (size_t k = 0; k < 3; k += 2) {
+		size_t cls[5] = {0};
+		for (size_t set = 0; set < 1024; set++) {
+			unsigned h = fx.set_hot[k][set];
+			cls[h < 3 ? h : 3]++;
+			cls[4] += h > 2;
+		}
+		char label[64];
+		snprintf(label, sizeof label, "%s run %zu %s", k ? "B" : "A", k + 1,
+			 k ? "colour" : "stock");
+		snprintf(want, sizeof want, "%-30s%8zu%8zu%8zu%8zu%16zu", label, cls[0], cls[1],
+			 cls[2], cls[3], cls[4]);
+		assert_true(find_row(p.c, want) > 0);
+	}
+	/* back clears A and B; then it is not this panel's */
+	lp_cmd(&p, "back", NULL);
+	assert_true(find_row(p.c, "choose two runs") > 0);
+	assert_int_equal(lp_cmd(&p, "back", NULL), XB_PANEL_UNHANDLED);
+	/* a third choice starts again at A; the same run cannot be A and B */
+	lp_cmd(&p, "mode", NULL);
+	lp_cmd(&p, "enter", NULL);
+	assert_true(lp_cmd(&p, "enter", NULL) & XB_PANEL_ERROR);
+	assert_non_null(strstr(p.res.msg, "is A already"));
+	lp_cmd(&p, "end", NULL);
+	lp_cmd(&p, "enter", NULL);
+	assert_non_null(strstr(p.res.msg, "B: run 6 sram 16K"));
+	assert_true(find_row(p.c, "profile not recorded for run B") > 0);
+	assert_true(find_row(p.c, "set map not recorded") > 0);
+	lp_cmd(&p, "home", NULL);
+	lp_cmd(&p, "enter", NULL);
+	assert_non_null(strstr(p.res.msg, "A: run 1 stock"));
+	assert_true(find_row(p.c, "choose run B") > 0);
+	/* a double click chooses the run under it */
+	y = find_row2(p.c, "hot", "1530.2");
+	assert_true(lp_click(&p, XB_MOUSE_DOUBLE, 20, y) & XB_PANEL_MESSAGE);
+	assert_non_null(strstr(p.res.msg, "B: run 2 hot"));
+	assert_true(lp_cmd(&p, "mode", "flames") & XB_PANEL_ERROR);
+	assert_non_null(strstr(p.res.msg, "tables, diff"));
+	lp_close(&p);
+	/* 80x24: the tables with fewer columns and the diff's first rows */
+	lp_open(&p, "compare", &fx.m, 80, 24);
+	lp_cmd(&p, "enter", NULL);
+	lp_cmd(&p, "down", NULL);
+	lp_cmd(&p, "down", NULL);
+	lp_cmd(&p, "enter", NULL);
+	assert_true(find_row(p.c, "Layouts with SRAM") > 0);
+	assert_true(find_row(p.c, "sets over 2 ways") > 0);
+	assert_true(find_row(p.c, fx.img.funcs[best].name) > 0);
+	/* in the diff, down scrolls the function rows */
+	lp_cmd(&p, "mode", "diff");
+	fh = find_row2(p.c, "function", "change");
+	assert_true(fh > 0);
+	assert_non_null(strstr(row_text(p.c, fh + 1, buf, sizeof buf), fx.img.funcs[best].name));
+	lp_cmd(&p, "down", NULL);
+	assert_non_null(strstr(row_text(p.c, fh + 1, buf, sizeof buf), fx.img.funcs[second].name));
+	lp_cmd(&p, "home", NULL);
+	assert_non_null(strstr(row_text(p.c, fh + 1, buf, sizeof buf), fx.img.funcs[best].name));
+	lp_close(&p);
+	/* no runs: how runs are made */
+	xb_model none = fx.m;
+	none.runs = NULL;
+	none.nruns = 0;
+	lp_open(&p, "compare", &none, 120, 20);
+	assert_true(find_row(p.c, "no runs yet") > 0);
+	assert_true(find_row(p.c, "measure (M)") > 0);
+	assert_true(find_row(p.c, "build/workbench/runs.db") > 0);
+	assert_int_equal(lp_cmd(&p, "enter", NULL) & XB_PANEL_ERROR, XB_PANEL_ERROR);
+	lp_close(&p);
+	fx_free(&fx);
+}
+
+static void test_cachesets_pending(void **state)
+{
+	(void)state;
+	fixture fx;
+	fx_build(&fx, 0);
+	live_panel p;
+	lp_open(&p, "cachesets", &fx.m, 200, 60);
+	lp_cmd(&p, "mode", "predicted");
+	lp_cmd(&p, "mode", NULL); /* the next one */
+	assert_true(find_row(p.c, "Cache sets: pending layout") == 0);
+	char want[256];
+	snprintf(want, sizeof want, "pending layout \u00B7 %u sets over 2 ways \u00B7 %u now",
+		 fx.pending_sets.sets_over, fx.sets.sets_over);
+	assert_int_equal(find_row(p.c, want), 1);
+	/* the set where the pending layout colours net_ipv4_input at 0x1a0: its lines are
+	 * the planning profile's, named from the base image */
+	uint32_t addr = editor_placement(fx.ed)->new_addr[1];
+	assert_int_equal(addr & 0x1fff, 0x1a0);
+	uint32_t set = setmap_set_of(&fx.pending_sets, addr);
+	assert_int_equal(set, 0x1a0 / 8);
+	lp_cmd(&p, "home", NULL);
+	for (uint32_t k = 0; k < set; k++)
+		lp_cmd(&p, "right", NULL);
+	lp_cmd(&p, "enter", NULL);
+	snprintf(want, sizeof want, "set %u \u00B7", set);
+	assert_true(find_row(p.c, want) > 0);
+	snprintf(want, sizeof want, "0x%08x %s", addr & ~7u, fx.img.funcs[1].name);
+	assert_true(find_row(p.c, want) > 0);
+	assert_true(find_row(p.c, "the cache holds") < 0);
+	lp_close(&p);
+	/* the names come from the base image, not the flashed one */
+	xb_model m = fx.m;
+	m.img = NULL;
+	m.prof = NULL;
+	m.sets = NULL;
+	lp_open(&p, "cachesets", &m, 200, 60);
+	lp_cmd(&p, "mode", "pending");
+	assert_true(find_row(p.c, "now") < 0);
+	for (uint32_t k = 0; k < set; k++)
+		lp_cmd(&p, "right", NULL);
+	lp_cmd(&p, "enter", NULL);
+	assert_true(find_row(p.c, want) > 0);
+	/* none: what to do */
+	m.pending_sets = NULL;
+	lp_cmd(&p, "home", NULL);
+	assert_true(find_row(p.c, "no pending layout to show: record a planning profile (P)") > 0);
+	lp_close(&p);
+	fx_free(&fx);
+}
+
+/* The new panels' views (tags, runs chosen, the diff, a pending set) at every size. */
+static void test_loop_panels_sizes(void **state)
+{
+	(void)state;
+	static const int ws[] = {0, 1, 2, 3, 5, 8, 13, 20, 33, 47, 80, 121, 200};
+	static const int hs[] = {0, 1, 2, 3, 4, 5, 7, 9, 13, 24, 37, 60};
+	static const struct {
+		const char *panel;
+		const char *cmds[8];
+	} views[] = {
+		{"layout", {"tag", "tag", "sort pending"}},
+		{"compare", {"enter", "down", "enter"}},
+		{"compare", {"enter", "down", "enter", "mode diff", "page-down"}},
+		{"compare", {"enter", "end", "enter", "mode diff"}},
+		{"cachesets", {"mode pending", "end", "enter"}},
+	};
+	for (int variant = 0; variant < 3; variant++) {
+		fixture fx;
+		fx_build(&fx, variant == 0 ? 0 : variant == 1 ? FX_LONGNAME : FX_NAN | FX_RUNNING);
+		for (size_t v = 0; v < sizeof views / sizeof views[0]; v++) {
+			const xb_panel_ops *ops = panel_find(views[v].panel);
+			void *st = ops->create();
+			xb_canvas *c = canvas_new(210, 66);
+			ops->draw(st, &fx.m, c, (xb_rect){0, 0, 200, 60}, 1);
+			for (size_t k = 0; views[v].cmds[k]; k++) {
+				char verb[32];
+				const char *sp = strchr(views[v].cmds[k], ' ');
+				snprintf(verb, sizeof verb, "%.*s",
+					 sp ? (int)(sp - views[v].cmds[k]) : 31, views[v].cmds[k]);
+				xb_panel_result res = {0};
+				ops->command(st, &fx.m, verb, sp ? sp + 1 : NULL, &res);
+			}
+			for (size_t i = 0; i < sizeof ws / sizeof ws[0]; i++)
+				for (size_t j = 0; j < sizeof hs / sizeof hs[0]; j++)
+					draw_in_sentinel(ops, st, &fx.m, c,
+							 (xb_rect){4, 3, ws[i], hs[j]}, (int)(i % 2));
+			canvas_free(c);
+			ops->destroy(st);
+		}
+		fx_free(&fx);
+	}
 }
 
 static void test_log_follow_and_search(void **state)
@@ -1187,6 +1836,10 @@ int main(void)
 		cmocka_unit_test(test_functions_commands),
 		cmocka_unit_test(test_libraries_drill_down),
 		cmocka_unit_test(test_cachesets_commands),
+		cmocka_unit_test(test_layout_commands),
+		cmocka_unit_test(test_compare_commands),
+		cmocka_unit_test(test_cachesets_pending),
+		cmocka_unit_test(test_loop_panels_sizes),
 		cmocka_unit_test(test_log_follow_and_search),
 		cmocka_unit_test(test_help_search),
 		cmocka_unit_test(test_lines_with_source),

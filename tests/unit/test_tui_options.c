@@ -21,7 +21,8 @@ static void test_table(void **state)
 		"bench", "elf", "map", "groups", "trace", "probe-socket", "capture", "device-ip",
 		"udp-target", "theme", "colours",
 		"mouse", "panel", "view", "window", "subtract", "speed", "ping-rate", "ping-size",
-		"udp-rate", "udp-size", "idle-seconds", "fps", "frames", "keys", "dump",
+		"udp-rate", "udp-size", "idle-seconds", "fps", "work-dir", "history", "build-command",
+		"flash-command", "turbo", "measure-pings", "sram-budget", "pad-budget", "frames", "keys", "dump",
 		"dump-every", "headless", "size", "config", "no-config", "list",
 	};
 	size_t n = sizeof names / sizeof names[0];
@@ -35,7 +36,7 @@ static void test_table(void **state)
 	assert_null(workbench_options[n].name);
 	assert_null(options_find("nope"));
 	assert_string_equal(options_find("panel")->choices,
-			    "libraries,functions,cachesets,echoes,log,help");
+			    "libraries,functions,cachesets,echoes,log,layout,compare,help");
 	assert_string_equal(options_find("colours")->choices, "auto,256,16,8,0");
 	assert_string_equal(options_find("view")->choices, "auto,single,overview");
 	assert_string_equal(options_find("window")->choices, "1s,10s,all");
@@ -152,7 +153,7 @@ static void test_choices_and_bools(void **state)
 	expect_set_error(&o, "window", "week", 3, "window: 'week' is not one of 1s, 10s, all");
 	expect_set_error(&o, "panel", "sets", 3,
 			 "panel: 'sets' is not one of libraries, functions, cachesets, echoes, log, "
-			 "help");
+			 "layout, compare, help");
 	expect_set_error(&o, "colours", NULL, 3,
 			 "colours needs a value: one of auto, 256, 16, 8, 0");
 	set_ok(&o, "window", "ALL", 3);
@@ -161,7 +162,7 @@ static void test_choices_and_bools(void **state)
 	set_ok(&o, "colours", "8", 3);
 	assert_true(options_number(&o, "colours") == 3);
 	set_ok(&o, "panel", "help", 3);
-	assert_true(options_number(&o, "panel") == 5);
+	assert_true(options_number(&o, "panel") == 7);
 	expect_set_error(&o, "window", "10", 3, "window: '10' is not one of 1s, 10s, all");
 	expect_set_error(&o, "window", "all,", 3, "window: 'all,' is not one of 1s, 10s, all");
 
@@ -509,8 +510,8 @@ static void test_help(void **state)
 	assert_non_null(strstr(flat, "(0.01..1000; default 1)"));
 	assert_non_null(strstr(flat, "(1..1000000000)"));
 	assert_non_null(strstr(flat, "(1s, 10s, all; default 10s)"));
-	assert_non_null(strstr(flat, "(libraries, functions, cachesets, echoes, log, help; "
-				     "default libraries)"));
+	assert_non_null(strstr(flat, "(libraries, functions, cachesets, echoes, log, layout, "
+				     "compare, help; default libraries)"));
 	assert_null(strstr(flat, "dump-every (default"));
 	free(flat);
 	for (char *line = help; *line;) {
