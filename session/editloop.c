@@ -227,6 +227,12 @@ void editloop_set_builder(xb_editloop *l, const xb_builder *b)
 	l->c.builder = b;
 }
 
+void editloop_set_flash_command(xb_editloop *l, const char *command)
+{
+	free((char *)l->c.flash_command);
+	l->c.flash_command = command ? xstrdup(command) : NULL;
+}
+
 xb_plan_input *editloop_plan_input(xb_editloop *l)
 {
 	return &l->in;
@@ -310,12 +316,14 @@ static void fail(xb_editloop *l, xb_status st, const char *fmt, ...)
 	if (session_job(l->s, NULL) == XB_JOB_RUNNING)
 		session_cancel_job(l->s);
 	const xb_loop_image *g = flashed(l);
-	finish(l, XB_LOOP_FAILED, st, "%s; %s", msg,
-	       g ? (l->restoring ? "the board is back on the last good image" :
-		    "the board keeps the last good image") : "nothing was flashed");
+	/* what the board runs first: the detail (a compiler's line) may be long */
 	if (g)
-		snprintf(l->result.msg + strlen(l->result.msg),
-			 sizeof l->result.msg - strlen(l->result.msg), " (%s)", g->name);
+		finish(l, XB_LOOP_FAILED, st, "%s (%s); %s",
+		       l->restoring ? "the board is back on the last good image"
+				    : "the board keeps the last good image",
+		       g->name, msg);
+	else
+		finish(l, XB_LOOP_FAILED, st, "nothing was flashed; %s", msg);
 }
 
 /* ---- Starting ---- */
@@ -489,11 +497,17 @@ static void next(xb_editloop *l)
 		return;
 	const xb_loop_image *im = flashed(l);
 	const xb_loop_image *last = l->plan[l->nplan - 1].img;
-	if (!isnan(last->m.misses_per_echo) && !isnan(last->pred.misses_per_echo))
+	int measured = 0;
+	for (size_t i = 0; i < l->nplan; i++)
+		measured |= l->plan[i].step == XB_STEP_MEASURE && l->plan[i].img == last;
+	if (l->plan[l->nplan - 1].step == XB_STEP_PROFILE)
+		finish(l, XB_LOOP_DONE, XB_STATUS_OK, "planning profile of %s: %zu PC samples%s", im->name,
+		       l->samples.n, l->in.trace ? " and a fetch trace" : "");
+	else if (measured && !isnan(last->m.misses_per_echo) && !isnan(last->pred.misses_per_echo))
 		finish(l, XB_LOOP_DONE, XB_STATUS_OK, "%s: %.1f misses per echo measured, %.1f "
 		       "predicted; turnaround %.3f ms", last->name, last->m.misses_per_echo,
 		       last->pred.misses_per_echo, last->m.turnaround_ms);
-	else if (!isnan(last->m.misses_per_echo))
+	else if (measured && !isnan(last->m.misses_per_echo))
 		finish(l, XB_LOOP_DONE, XB_STATUS_OK, "%s: %.1f misses per echo measured; turnaround "
 		       "%.3f ms", last->name, last->m.misses_per_echo, last->m.turnaround_ms);
 	else if (last == im)
@@ -667,8 +681,10 @@ static void step_verify(xb_editloop *l, xb_loop_image *im)
 			note(l, XB_LOG_ERROR, "  %s", t.buf ? t.buf : "");
 			sb_free(&t);
 		}
-		fail(l, XB_STATUS_VERIFY_FAILED, "%s: %s; it was not flashed", im->name,
-		     sum.buf ? sum.buf : "verification failed");
+		note(l, XB_LOG_ERROR, "%s: %s", im->name, sum.buf ? sum.buf : "verification failed");
+		fail(l, XB_STATUS_VERIFY_FAILED, "%s: not flashed: %zu function%s not where the plan "
+		     "put %s (the log lists them)", im->name, vr.nproblems,
+		     vr.nproblems == 1 ? " is" : "s are", vr.nproblems == 1 ? "it" : "them");
 	} else {
 		note(l, XB_LOG_INFO, "%s verified: %s", im->name, sum.buf ? sum.buf : "");
 		next(l);

@@ -82,8 +82,10 @@ typedef struct xb_editloop xb_editloop;
 xb_editloop *editloop_new(xb_session *s, const xb_editloop_config *c, xb_err *err);
 void editloop_free(xb_editloop *l);
 
-/* Another builder from the next relink on (borrowed; NULL: none). */
+/* Another builder from the next relink on (borrowed; NULL: none), and another flash
+ * command (copied; NULL: flash through the probe). */
 void editloop_set_builder(xb_editloop *l, const xb_builder *b);
+void editloop_set_flash_command(xb_editloop *l, const char *command);
 
 /* The planning inputs over the base image: image, target, calls, and the profile and
  * trace once the planning profile ran (or was loaded); their version grows each time

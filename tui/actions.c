@@ -194,6 +194,10 @@ static int act_set(xb_app *a, int argc, char **argv, char *msg, size_t cap)
 		return app_set_theme(a, argv[2], msg, cap);
 	if (strcmp(argv[1], "fps") == 0)
 		a->fps = options_number(&a->opt, "fps");
+	if (strcmp(argv[1], "build-command") == 0 || strcmp(argv[1], "flash-command") == 0) {
+		if (edit_set_commands(a, &err) != 0)
+			return done(msg, cap, XB_ACT_ERROR, "%s", err.msg);
+	}
 	return done(msg, cap, 0, "%s = %s", argv[1], argv[2]);
 }
 

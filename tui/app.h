@@ -151,6 +151,8 @@ void edit_pump(xb_app *a);
 /* Fills the model's layout-loop and history fields (from app_update_model). */
 void edit_update_model(xb_app *a);
 int edit_loop_running(const xb_app *a);
+/* The build and flash commands from the options again (after :set). */
+int edit_set_commands(xb_app *a, xb_err *err);
 int act_place(xb_app *a, int argc, char **argv, char *msg, size_t cap);
 int act_pin(xb_app *a, int argc, char **argv, char *msg, size_t cap);
 int act_hot_step(xb_app *a, int argc, char **argv, char *msg, size_t cap);

@@ -40,6 +40,41 @@ static double opt_number(const xb_app *a, const char *name, double def)
 	return isnan(v) ? def : v;
 }
 
+/* The build and flash commands from the options: a build command replaces the demo
+ * firmware's Makefile; a template that does not parse keeps what was there. */
+static int set_commands(xb_app *a, xb_err *err)
+{
+	app_edit *e = a->edit;
+	const char *bc = options_text(&a->opt, "build-command");
+	const char *fc = options_text(&a->opt, "flash-command");
+	if (bc) {
+		xb_builder_config cfg = {.command = bc};
+		if (builder_command.check(&cfg, err) != 0)
+			return xb_fail(err, "build-command: %s", err->msg);
+		free(e->build_command);
+		e->build_command = xstrdup(bc);
+		e->builder = (xb_builder){.ops = &builder_command, .cfg = {.command = e->build_command}};
+		e->have_builder = 1;
+	}
+	if (fc) {
+		xb_builder_config cfg = {.command = fc};
+		if (builder_command.check(&cfg, err) != 0)
+			return xb_fail(err, "flash-command: %s", err->msg);
+	}
+	free(e->flash_command);
+	e->flash_command = fc ? xstrdup(fc) : NULL;
+	if (e->loop) {
+		editloop_set_builder(e->loop, e->have_builder ? &e->builder : NULL);
+		editloop_set_flash_command(e->loop, e->flash_command);
+	}
+	return 0;
+}
+
+int edit_set_commands(xb_app *a, xb_err *err)
+{
+	return a->edit ? set_commands(a, err) : xb_fail(err, "no layout loop");
+}
+
 int edit_open(xb_app *a, const char *demo_build)
 {
 	app_edit *e = xcalloc(1, sizeof *e);
@@ -49,20 +84,13 @@ int edit_open(xb_app *a, const char *demo_build)
 	e->work = work ? xstrdup(work) : default_work();
 	const char *hist = options_text(&a->opt, "history");
 	e->history = hist ? xstrdup(hist) : xasprintf("%s/runs.db", e->work);
-	const char *bc = options_text(&a->opt, "build-command");
-	const char *fc = options_text(&a->opt, "flash-command");
-	e->flash_command = fc ? xstrdup(fc) : NULL;
 	xb_err err;
-	if (bc) {
-		e->build_command = xstrdup(bc);
-		e->builder = (xb_builder){.ops = &builder_command, .cfg = {.command = e->build_command}};
-		e->have_builder = builder_command.check(&e->builder.cfg, &err) == 0;
-		if (!e->have_builder)
-			app_message(a, 1, "--build-command: %s", err.msg);
-	} else if (demo_build) {
+	if (demo_build) {
 		e->builder = (xb_builder){.ops = &builder_make};
 		e->have_builder = 1;
 	}
+	if (set_commands(a, &err) != 0)
+		app_message(a, 1, "%s", err.msg);
 	xb_editloop_config c = {
 		.builder = e->have_builder ? &e->builder : NULL,
 		.work_dir = e->work,

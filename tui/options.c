@@ -65,10 +65,9 @@ const xb_option_def workbench_options[] = {
 	 "the run history (default: runs.db in the work folder)", CL | CF},
 	{"build-command", XB_OPT_TEXT, NULL, 0, 0, NULL, "TEMPLATE",
 	 "how a layout is relinked: a command with {layout_dir}, {build_dir}, {elf}, {name} (run "
-	 "without a shell; the demo firmware's Makefile by default)", CL | CF},
+	 "without a shell; the demo firmware's Makefile by default)", ALL},
 	{"flash-command", XB_OPT_TEXT, NULL, 0, 0, NULL, "TEMPLATE",
-	 "flash a relinked image with this command ({elf}) instead of through the probe",
-	 CL | CF},
+	 "flash a relinked image with this command ({elf}) instead of through the probe", ALL},
 	{"turbo", XB_OPT_NUMBER, "64", 0, 1000, NULL, "FACTOR",
 	 "the virtual bench's speed while the loop waits for the board (0: unchanged)", ALL},
 	{"measure-pings", XB_OPT_NUMBER, "300", 10, 100000, NULL, "N",

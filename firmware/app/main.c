@@ -24,8 +24,8 @@ LOG_MODULE_REGISTER(main, LOG_LEVEL_INF);
 
 #if CONFIG_APP_BUFFER_KB > 0
 /* A buffer the application keeps in SRAM (make APP_BUFFER_KB=N): what a frame buffer or a
- * log ring takes in a real application. Kept by the linker, never touched. */
-__attribute__((used)) static uint8_t app_buffer[CONFIG_APP_BUFFER_KB * 1024];
+ * log ring takes in a real application. The banner marks it in use. */
+static uint8_t app_buffer[CONFIG_APP_BUFFER_KB * 1024];
 #endif
 
 static const uint8_t device_mac[6] = ECHO_DEVICE_MAC;
@@ -55,6 +55,10 @@ void app_banner(int clock_status)
 		printk("clock bring-up timed out at: %s\r\n", clock_init_error());
 	printk("clk_sys %u Hz, clk_usb %u Hz, XIP cache %s\r\n", (unsigned)clock_get_hz(CLK_SYS),
 	       (unsigned)clock_get_hz(CLK_USB), xip_cache_enabled() ? "on" : "OFF");
+#if CONFIG_APP_BUFFER_KB > 0
+	*(volatile uint8_t *)&app_buffer[0] = 1; /* a store the compiler keeps */
+	printk("application buffer: %u KB of SRAM\r\n", (unsigned)(sizeof app_buffer / 1024));
+#endif
 	printk("USB CDC-ECM, IPv4 %u.%u.%u.%u/24, MAC %02x:%02x:%02x:%02x:%02x:%02x, "
 	       "UDP echo on port %u\r\n",
 	       ip[0], ip[1], ip[2], ip[3], device_mac[0], device_mac[1], device_mac[2],

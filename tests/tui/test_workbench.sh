@@ -8,14 +8,13 @@
 # echo against `sim run --ping` (live equals batch) and a key script with garbage. Under
 # `make check-asan` the same runs use the sanitizer build; its reports fail the test.
 . tests/integration/lib.sh
-LC_ALL=C.UTF-8
-export LC_ALL
 
 if ! command -v tmux >/dev/null 2>&1; then
 	echo "ok 1 # SKIP tmux is not installed"
 	exit 0
 fi
 W=$XB_WORK
+. tests/tui/tmux.sh
 
 # ---- The image and the batch figures it is compared with ----
 # 300 pings in the profile (--quick alone samples 60: a share then moves by a point or two
@@ -35,73 +34,11 @@ batch_turn=$(jq '.ping.turnaround_ms.median' "$W/simrun.json")
 batch_miss=$(jq '.ping.misses_per_echo' "$W/simrun.json")
 echo "# sim run --ping 300: turnaround $batch_turn ms, $batch_miss misses per echo"
 
-# ---- tmux ----
-SOCK="xb-wb-$$"
-T() { tmux -L "$SOCK" -f "$W/tmux.conf" "$@"; }
-trap 'T kill-server >/dev/null 2>&1' EXIT INT TERM
-if infocmp tmux-256color >/dev/null 2>&1; then TT=tmux-256color; else TT=screen-256color; fi
-printf 'set -g default-terminal %s\nset -g history-limit 100\n' "$TT" >"$W/tmux.conf"
-
-# wait_for SECONDS COMMAND...: polls until the command succeeds, for at most SECONDS.
-wait_for() {
-	limit=$(($1 * 20))
-	shift
-	i=0
-	while [ $i -lt $limit ]; do
-		"$@" >/dev/null 2>&1 && return 0
-		sleep 0.05
-		i=$((i + 1))
-	done
-	return 1
-}
-pane() { T capture-pane -p -t "$1"; }
-pane_has() { pane "$1" | grep -qF -- "$2"; }
-pane_matches() { pane "$1" | grep -qE -- "$2"; }
-flag() { T display -p -t "$1" "#{$2}"; }
-keys() { T send-keys -t "$@"; }
-
-# start NAME WIDTH HEIGHT ENV ARGS...: a pane that runs the workbench and then reports its
-# exit status and stays.
+# start NAME WIDTH HEIGHT ENV ARGS...: a pane that runs the workbench on the image.
 start() {
 	name=$1 w=$2 h=$3 envs=$4
 	shift 4
-	cat >"$W/$name.sh" <<EOF
-printf 'shell before\n'
-stty -g >"$W/$name.stty-before"
-sh -c 'echo \$\$ >"$W/$name.pid"; exec env $envs "$XIPBENCH" workbench --elf "$ELF" --no-config $* 2>"$W/$name.err"'
-echo "exit status \$?"
-stty -g >"$W/$name.stty-after"
-exec cat
-EOF
-	T new-session -d -s "$name" -x "$w" -y "$h" "sh '$W/$name.sh'"
-}
-
-# restored NAME STATUS: the workbench ended with STATUS and the terminal is as it was.
-restored() {
-	if wait_for 20 pane_has "$1" "exit status $2"; then ok "$1: exits with status $2"; else
-		not_ok "$1: no 'exit status $2'"
-		pane "$1" | sed 's/^/# /' | tail -n 15
-		sed 's/^/# /' "$W/$1.err" | tail -n 5
-	fi
-	pane_has "$1" "shell before" && [ "$(flag "$1" alternate_on)" = 0 ] &&
-		ok "$1: the normal screen is back" || not_ok "$1: still on the alternate screen"
-	[ "$(flag "$1" cursor_flag)" = 1 ] && ok "$1: the cursor is shown" ||
-		not_ok "$1: the cursor is hidden"
-	m="$(flag "$1" mouse_standard_flag)$(flag "$1" mouse_button_flag)$(flag "$1" mouse_sgr_flag)"
-	[ "$m" = 000 ] && ok "$1: mouse reporting is off" || not_ok "$1: mouse reporting left on"
-	wait_for 5 test -s "$W/$1.stty-after"
-	cmp -s "$W/$1.stty-before" "$W/$1.stty-after" && ok "$1: the tty modes are as before" ||
-		not_ok "$1: the tty modes changed"
-}
-
-# sanitizers: a report in the workbench's standard error fails the run
-clean() {
-	if grep -qE 'ERROR: AddressSanitizer|runtime error:|LeakSanitizer' "$W/$1.err"; then
-		not_ok "$1: sanitizer report"
-		grep -E -A5 'ERROR|runtime error' "$W/$1.err" | head -n 20 | sed 's/^/# /'
-	else
-		ok "$1: no sanitizer report"
-	fi
+	start_pane "$name" "$w" "$h" "$envs" "\"$XIPBENCH\" workbench --elf \"$ELF\" --no-config $*"
 }
 
 # ---- The main run: pings only, 200x60 ----
@@ -153,7 +90,7 @@ awk -v a="$turn" -v b="$batch_turn" 'BEGIN { exit !(a > 0 && (a - b) / b < 0.05 
 
 # every panel by key and by ':' command
 for p in "1 Libraries libraries" "2 Functions functions" "3 Cache_sets cachesets" \
-	"4 Echoes echoes" "5 Log log" "? Help help"; do
+	"4 Echoes echoes" "5 Log log" "6 Layout layout" "7 Compare compare" "? Help help"; do
 	set -- $p
 	title=$(echo "$2" | tr _ ' ')
 	keys main :view Enter single Enter
@@ -218,15 +155,7 @@ clean main
 
 # ---- `xipbench` alone: the demo firmware built into the user's cache folder, then the
 # workbench on it with the default traffic ----
-cat >"$W/bare.sh" <<EOF
-printf 'shell before\n'
-stty -g >"$W/bare.stty-before"
-XDG_CACHE_HOME="$W/cache" XDG_CONFIG_HOME="$W/config" "$XIPBENCH" 2>"$W/bare.err"
-echo "exit status \$?"
-stty -g >"$W/bare.stty-after"
-exec cat
-EOF
-T new-session -d -s bare -x 200 -y 60 "sh '$W/bare.sh'"
+start_pane bare 200 60 "XDG_CACHE_HOME=$W/cache XDG_CONFIG_HOME=$W/config" "\"$XIPBENCH\""
 if wait_for 180 pane_matches bare 'IP stack +[0-9]'; then
 	ok "bare: xipbench alone opens the workbench on the demo firmware"
 else
