@@ -15,7 +15,6 @@
 #include "build_job.h"
 #include "proc.h"
 
-#define LOOP_PLAN 16            /* steps of one run at most */
 #define LOOP_BRINGUP_S 30.0     /* bench seconds an image may take to come up */
 
 typedef struct loop_step {
@@ -40,8 +39,8 @@ struct xb_editloop {
 	unsigned made;       /* images made, for names */
 	/* the run */
 	int state;
-	loop_step plan[LOOP_PLAN];
-	size_t nplan, at;
+	loop_step *plan;
+	size_t nplan, plan_cap, at;
 	int entered;         /* the current step has started */
 	int restoring;       /* a failed flash: the last good image goes back */
 	xb_report restore_why;
@@ -62,7 +61,8 @@ struct xb_editloop {
 static const char *const step_names[] = {
 	[XB_STEP_NONE] = "", [XB_STEP_PROFILE] = "profile", [XB_STEP_WRITE] = "write",
 	[XB_STEP_RELINK] = "relink", [XB_STEP_VERIFY] = "verify", [XB_STEP_FLASH] = "flash",
-	[XB_STEP_BRINGUP] = "bring-up", [XB_STEP_MEASURE] = "measure", [XB_STEP_RECORD] = "record",
+	[XB_STEP_BRINGUP] = "bring-up", [XB_STEP_MEASURE] = "measure", [XB_STEP_SWEEP] = "sweep",
+	[XB_STEP_RECORD] = "record",
 };
 
 const char *editloop_step_name(int step)
@@ -210,6 +210,7 @@ void editloop_free(xb_editloop *l)
 		if (l->good[i] != l->last)
 			image_free_one(l->good[i]);
 	free(l->good);
+	free(l->plan);
 	image_free_one(l->last);
 	plan_inputs_free(&l->pi);
 	image_free(&l->base);
@@ -340,8 +341,23 @@ static int busy(const xb_editloop *l, xb_report *rep)
 
 static void add(xb_editloop *l, int step, xb_loop_image *im)
 {
-	if (l->nplan < LOOP_PLAN)
-		l->plan[l->nplan++] = (loop_step){step, im};
+	xb_grow(&l->plan, &l->plan_cap, l->nplan + 1, sizeof *l->plan);
+	l->plan[l->nplan++] = (loop_step){step, im};
+}
+
+/* The measurement of im and its record; each UDP sweep pass after the first on a new
+ * flash, unless the image cannot be flashed again without losing what is measured. */
+static void add_measure(xb_editloop *l, xb_loop_image *im, int reflash)
+{
+	add(l, XB_STEP_MEASURE, im);
+	const xb_measure_plan *mp = &l->c.measure;
+	if (reflash && mp->rates && mp->nrates)
+		for (unsigned p = 1; p < mp->passes; p++) {
+			add(l, XB_STEP_FLASH, im);
+			add(l, XB_STEP_BRINGUP, im);
+			add(l, XB_STEP_SWEEP, im);
+		}
+	add(l, XB_STEP_RECORD, im);
 }
 
 static void begin(xb_editloop *l)
@@ -425,15 +441,14 @@ int editloop_start(xb_editloop *l, const xb_layout *layout, const char *name, un
 	}
 	if (steps & XB_LOOP_FLASH) {
 		/* the image it replaces gets its measurement first, so that the two compare */
-		if ((steps & XB_LOOP_MEASURE) && isnan(top->m.misses_per_echo)) {
-			add(l, XB_STEP_MEASURE, top);
-			add(l, XB_STEP_RECORD, top);
-		}
+		if ((steps & XB_LOOP_MEASURE) && isnan(top->m.misses_per_echo))
+			add_measure(l, top, 1);
 		add(l, XB_STEP_FLASH, target);
 		add(l, XB_STEP_BRINGUP, target);
 	}
 	if (steps & XB_LOOP_MEASURE) {
 		xb_loop_image *m = steps & XB_LOOP_FLASH ? target : top;
+		int reflash = 1;
 		if (steps == XB_LOOP_MEASURE && name && *name) {
 			/* the flashed image measured under another name (a condition such as the
 			 * cache switched off): a run of its own, the flashed image's figures stay */
@@ -446,9 +461,9 @@ int editloop_start(xb_editloop *l, const xb_layout *layout, const char *name, un
 			layout_copy(&m->layout, &top->layout);
 			m->pred = top->pred;
 			l->from = top;
+			reflash = 0;
 		}
-		add(l, XB_STEP_MEASURE, m);
-		add(l, XB_STEP_RECORD, m);
+		add_measure(l, m, reflash);
 	}
 	begin(l);
 	return 0;
@@ -810,7 +825,17 @@ static void step_bringup(xb_editloop *l, xb_loop_image *im)
 		     LOOP_BRINGUP_S, session_status(s)->msg);
 }
 
-static void step_measure(xb_editloop *l, xb_loop_image *im)
+/* Whether the plan sweeps im again after the step at `at` (one pass per flash). */
+static int sweeps_later(const xb_editloop *l, const xb_loop_image *im)
+{
+	for (size_t i = l->at + 1; i < l->nplan; i++)
+		if (l->plan[i].step == XB_STEP_SWEEP && l->plan[i].img == im)
+			return 1;
+	return 0;
+}
+
+/* The measurement (sweep_only: one more pass of the UDP sweep, its peak kept if higher). */
+static void step_measure(xb_editloop *l, xb_loop_image *im, int sweep_only)
 {
 	xb_session *s = l->s;
 	if (!l->entered) {
@@ -819,8 +844,13 @@ static void step_measure(xb_editloop *l, xb_loop_image *im)
 				     session_phase_text(s));
 			return;
 		}
+		xb_measure_plan mp = l->c.measure;
+		if (sweep_only)
+			mp.pings = 0;
+		if (sweep_only || sweeps_later(l, im))
+			mp.passes = 1;
 		xb_report rep;
-		if (session_measure(s, &l->c.measure, &rep) != 0) {
+		if (session_measure(s, &mp, &rep) != 0) {
 			fail(l, rep.status, "measuring %s: %s", im->name, rep.msg);
 			return;
 		}
@@ -835,6 +865,18 @@ static void step_measure(xb_editloop *l, xb_loop_image *im)
 	}
 	if (js == XB_JOB_FAILED) {
 		fail(l, rep.status, "measuring %s: %s", im->name, rep.msg);
+		return;
+	}
+	if (sweep_only) {
+		xb_measure_result r;
+		session_measure_result(s, &r);
+		if (!(im->m.peak_udp_echo_per_s >= r.peak_udp_echo_per_s))
+			im->m.peak_udp_echo_per_s = r.peak_udp_echo_per_s;
+		im->m.udp_sent += r.udp_sent;
+		im->m.udp_replied += r.udp_replied;
+		note(l, XB_LOG_INFO, "%s: a UDP sweep pass after a new flash: peak %.0f/s (best %.0f/s)",
+		     im->name, r.peak_udp_echo_per_s, im->m.peak_udp_echo_per_s);
+		next(l);
 		return;
 	}
 	session_measure_result(s, &im->m);
@@ -964,7 +1006,7 @@ static void step_record(xb_editloop *l, xb_loop_image *im)
 void editloop_pump(xb_editloop *l)
 {
 	/* steps that finish at once go on to the next in the same pump */
-	for (int guard = 0; guard < LOOP_PLAN && l->state == XB_LOOP_RUNNING; guard++) {
+	for (int guard = 0; guard < 16 && l->state == XB_LOOP_RUNNING; guard++) {
 		size_t at = l->at;
 		int entered = l->entered;
 		loop_step *st = &l->plan[l->at];
@@ -975,7 +1017,8 @@ void editloop_pump(xb_editloop *l)
 		case XB_STEP_VERIFY: step_verify(l, st->img); break;
 		case XB_STEP_FLASH: step_flash(l, st->img); break;
 		case XB_STEP_BRINGUP: step_bringup(l, st->img); break;
-		case XB_STEP_MEASURE: step_measure(l, st->img); break;
+		case XB_STEP_MEASURE: step_measure(l, st->img, 0); break;
+		case XB_STEP_SWEEP: step_measure(l, st->img, 1); break;
 		case XB_STEP_RECORD: step_record(l, st->img); break;
 		default: next(l); break;
 		}

@@ -55,6 +55,7 @@ enum xb_loop_step {
 	XB_STEP_FLASH,
 	XB_STEP_BRINGUP,
 	XB_STEP_MEASURE,
+	XB_STEP_SWEEP,     /* another pass of the UDP step sweep, after a new flash */
 	XB_STEP_RECORD,
 };
 const char *editloop_step_name(int step); /* "relink", "verify" ... */
@@ -97,7 +98,11 @@ int editloop_load_inputs(xb_editloop *l, const char *samples, const char *trace,
 
 /* ---- Starting (0, or -1 with rep: BUSY while a run is going, BAD_ARGUMENT ...) ---- */
 
-/* Runs the steps for layout (over the base image; copied; NULL: the flashed image's own
+/* The measurement follows the study's method: its UDP sweep passes each start from a new
+ * flash of the image (the peak is the highest reply rate of any pass), except for a
+ * measurement under another name (see below), whose condition a flash would undo.
+ *
+ * Runs the steps for layout (over the base image; copied; NULL: the flashed image's own
  * layout, e.g. to measure it); name names the layout's folder and image (a safe file
  * name; NULL: one is made). A measurement alone with a name records the flashed image
  * under that name as a run of its own (its parent the flashed image's run), e.g. after the

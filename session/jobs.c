@@ -536,12 +536,17 @@ static int job_start(xb_session *s, int kind, xb_report *rep)
 
 int session_measure(xb_session *s, const xb_measure_plan *p, xb_report *rep)
 {
-	if (!p->pings || !(p->interval_ms > 0))
+	int sweep = p->rates && p->nrates && p->passes;
+	if (p->pings ? !(p->interval_ms > 0) : !sweep)
 		return report_fail(rep, XB_STATUS_BAD_ARGUMENT, "a measurement needs pings and an "
-				   "interval above 0");
+				   "interval above 0, or UDP rate steps");
 	if (job_start(s, JOB_MEASURE, rep))
 		return -1;
 	job_state *j = s->job;
+	if (!p->pings) { /* the sweep alone */
+		j->step = ST_SWEEP;
+		j->deadline = 0;
+	}
 	j->mp = *p;
 	j->res.misses_per_echo = j->res.turnaround_ms = NAN;
 	j->res.peak_udp_echo_per_s = j->res.footprint_lines = NAN;

@@ -205,7 +205,8 @@ int session_reflash_state(const xb_session *s, xb_report *rep);
 
 /* How an image is measured (the study's method). */
 typedef struct xb_measure_plan {
-	unsigned pings;        /* misses per echo and turnaround: pings ... (300) */
+	unsigned pings;        /* misses per echo and turnaround: pings ... (300); 0: the UDP
+				* sweep alone (the footprint too is left out) */
 	double interval_ms;    /* ... every interval_ms (20), after an idle window as long */
 	unsigned ping_size;    /* data bytes (56) */
 	double footprint_ms;   /* the footprint's window after the flush (20); 0: skip */
