@@ -20,17 +20,6 @@ static double seconds_now(void)
 	return (double)t.tv_sec + t.tv_nsec / 1e9;
 }
 
-/* The demo firmware's build folder: $XDG_CACHE_HOME/xipbench/firmware (default
- * ~/.cache/xipbench/firmware). */
-static char *demo_folder(void)
-{
-	const char *x = getenv("XDG_CACHE_HOME");
-	if (x && *x == '/')
-		return xasprintf("%s/xipbench/firmware", x);
-	const char *home = getenv("HOME");
-	return xasprintf("%s/.cache/xipbench/firmware", home && *home ? home : "/tmp");
-}
-
 /* Builds the demo echo firmware if it is not built (make decides what is out of date);
  * returns its ELF's path, or NULL after saying why. */
 static char *demo_firmware(void)
@@ -41,7 +30,7 @@ static char *demo_firmware(void)
 		cli_fail("workbench", "%s; give an image with --elf FILE", err.msg);
 		return NULL;
 	}
-	char *dir = demo_folder();
+	char *dir = xb_cache_path("firmware"); /* the demo firmware's build folder */
 	char *log = xasprintf("%s/build.log", dir);
 	char *elf = xasprintf("%s/default/echo.elf", dir);
 	struct stat st;
@@ -86,25 +75,67 @@ static void print_usage(FILE *f)
 	      f);
 }
 
-static int run_workbench(int argc, char **argv)
+/* Runs the workbench (or the demo) on --elf's image or on the demo firmware. */
+static int run_app(int argc, char **argv, int (*app)(const char *, int, char **))
 {
 	const char *elf = NULL;
-	for (int i = 1; i < argc; i++) {
+	for (int i = 1; i < argc; i++)
+		if (strcmp(argv[i], "--elf") == 0 || strncmp(argv[i], "--elf=", 6) == 0 ||
+		    strcmp(argv[i], "--list") == 0 || strncmp(argv[i], "--list=", 7) == 0)
+			elf = "given"; /* no demo firmware needed */
+	char *demo = NULL;
+	if (!elf && !(demo = demo_firmware()))
+		return XB_EXIT_FAIL;
+	int rc = app(demo, argc, argv);
+	free(demo);
+	return rc;
+}
+
+static int run_workbench(int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++)
 		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
 			print_usage(stdout);
 			return XB_EXIT_OK;
 		}
-		if (strcmp(argv[i], "--elf") == 0 || strncmp(argv[i], "--elf=", 6) == 0 ||
-		    strcmp(argv[i], "--list") == 0 || strncmp(argv[i], "--list=", 7) == 0)
-			elf = "given"; /* no demo firmware needed */
-	}
-	char *demo = NULL;
-	if (!elf && !(demo = demo_firmware()))
-		return XB_EXIT_FAIL;
-	int rc = app_main(demo, argc, argv);
-	free(demo);
-	return rc;
+	return run_app(argc, argv, app_main);
 }
+
+static void print_demo_usage(FILE *f)
+{
+	fputs("usage: xipbench demo [--keys FILE] [workbench options]\n"
+	      "\n"
+	      "The layout study played on the workbench for an audience: the virtual Pico runs\n"
+	      "the demo echo firmware while a key script (the shipped demos/study.keys, or\n"
+	      "--keys FILE) goes through the study step by step, each step measured live and\n"
+	      "explained by a caption whose figures are the measured ones: the stock image and\n"
+	      "its overfull cache sets, one echo's footprint against the cache's lines, the\n"
+	      "hot block, colouring, colouring with 4, 8 and 16 KB of SRAM, the cache switched\n"
+	      "off, and the study's tables in the compare panel at the end. Space pauses the\n"
+	      "script, n plays its next step while paused, :speed changes the pace (the waits\n"
+	      "are in the bench's time); every workbench key and command works meanwhile.\n"
+	      "Options are the workbench's (xipbench workbench --help); with --headless the demo\n"
+	      "runs to its end without a terminal (--dump FILE keeps the last screen).\n",
+	      f);
+}
+
+static int run_demo(int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++)
+		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+			print_demo_usage(stdout);
+			return XB_EXIT_OK;
+		}
+	return run_app(argc, argv, app_demo);
+}
+
+const xb_command cmd_demo = {
+	.name = "demo",
+	.summary = "the layout study played on the workbench with captions, for an audience",
+	.usage = "usage: xipbench demo [--keys FILE] [workbench options]\n",
+	.run = run_demo,
+	.help = print_demo_usage,
+};
 
 const xb_command cmd_workbench = {
 	.name = "workbench",

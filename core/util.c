@@ -297,6 +297,15 @@ void xb_quote(char *dst, size_t cap, const char *s, size_t n)
 	dst[k] = 0;
 }
 
+char *xb_cache_path(const char *rel)
+{
+	const char *x = getenv("XDG_CACHE_HOME");
+	if (x && *x == '/')
+		return xasprintf("%s/xipbench/%s", x, rel);
+	const char *home = getenv("HOME");
+	return xasprintf("%s/.cache/xipbench/%s", home && *home ? home : "/tmp", rel);
+}
+
 char *xb_data_path(const char *rel)
 {
 	const char *env = getenv("XIPBENCH_DATA");

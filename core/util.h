@@ -61,6 +61,9 @@ int xb_parse_u64(const char *s, uint64_t *out);
  * rel, ../share/xipbench/rel), then the source tree it was built from. Returns a new
  * string, or NULL when none is readable. */
 char *xb_data_path(const char *rel);
+/* rel in the user's cache folder: $XDG_CACHE_HOME/xipbench/rel (default
+ * ~/.cache/xipbench/rel); a new string. */
+char *xb_cache_path(const char *rel);
 
 /* Value of a hex digit, or -1. */
 int xb_hex_digit(int c);

@@ -71,6 +71,9 @@ xipbench \- the code-layout workbench for firmware that runs from cached flash
 .B xipbench workbench
 .RI [ options ]
 .br
+.B xipbench demo
+.RI [ options ]
+.br
 .B xipbench
 .I command
 .RI [ options ]
@@ -89,7 +92,22 @@ it runs another image; with
 .B \-\-bench probe
 it works on a real board behind a CMSIS-DAP probe.
 .PP
-The batch commands (info, plan, predict, cache, sim, capture, probe, experiment) are
+In the workbench the study's loop is one key: record the planning profile
+.RB ( P ),
+edit the pending layout in the layout panel (functions to SRAM, into the hot block,
+coloured, pinned; presets from the planners; budgets; undo), then
+.B R
+relinks it (the demo firmware's Makefile, or
+.BR \-\-build\-command ),
+verifies every function's address against the plan before anything is flashed, flashes
+the board in place, measures it by the study's method and records the run in the history
+(SQLite), shown beside the others in the compare panel. A failed build, link or
+verification keeps the last good image running.
+.B xipbench demo
+plays the study step by step with captions whose figures are the measured ones.
+.PP
+The batch commands (info, plan, predict, verify, cache, sim, capture, probe, experiment,
+report) are
 described by
 .B xipbench
 .I command
@@ -182,6 +200,46 @@ EOF
 	{ echo; echo '```text'; sed -n '/^text$/,/^styles$/p' "$TMP/overview.dump" | sed '1d;$d' |
 		sed 's/^|//; s/|$//; s/ *$//'; echo '```'; echo; } >"$TMP/overview.block"
 	replace "$TMP/doc.md" "dump overview" "$TMP/overview.block"
+
+	# the edit loop: the planning profile, the colouring preset (the layout panel before
+	# the relink), one turn of the loop (the compare panel after it)
+	cat >"$TMP/loop.keys" <<EOF
+:wait running 60
+:profile
+:wait loop 600
+:view single
+:layout
+:preset colour
+:dump $TMP/layout.dump
+:loop colour
+:wait loop 600
+:compare
+:dump $TMP/compare.dump
+:quit
+EOF
+	"$XB" workbench --headless --no-config --keys "$TMP/loop.keys" --size 120x40 \
+		--work-dir "$TMP/work" ${ELF:+--elf "$ELF"} >/dev/null 2>"$TMP/run.err" ||
+		{ cat "$TMP/run.err"; exit 1; }
+	for p in layout compare; do
+		{ echo; echo '```text'; sed -n '/^text$/,/^styles$/p' "$TMP/$p.dump" | sed '1d;$d' |
+			sed 's/^|//; s/|$//; s/ *$//'; echo '```'; echo; } >"$TMP/$p.block"
+		replace "$TMP/doc.md" "dump $p" "$TMP/$p.block"
+	done
+	q() { sqlite3 "$TMP/work/runs.db" "SELECT printf('$2', $3) FROM runs WHERE layout = '$1'"; }
+	{
+		echo
+		echo "The stock image measured $(q stock %.1f misses_per_echo) misses per echo" \
+			"($(q stock %.1f predicted_misses_per_echo) predicted from the trace), turnaround" \
+			"$(q stock %.3f turnaround_ms) ms, peak UDP echo $(q stock %.0f peak_udp_echo_per_s)/s," \
+			"footprint $(q stock %.0f footprint_lines) lines. The colouring preset was predicted" \
+			"at $(q colour %.1f predicted_misses_per_echo) misses per echo before the relink (OPT" \
+			"bound $(q colour %.1f opt_bound_misses_per_echo)) and measured" \
+			"$(q colour %.1f misses_per_echo) after it, with $(q colour %.0f pad_bytes) bytes of" \
+			"padding and no extra RAM: turnaround $(q colour %.3f turnaround_ms) ms, peak UDP echo" \
+			"$(q colour %.0f peak_udp_echo_per_s)/s, footprint $(q colour %.0f footprint_lines) lines."
+		echo
+	} >"$TMP/example.block"
+	replace "$TMP/doc.md" "loop example" "$TMP/example.block"
 fi
 cp "$TMP/doc.md" "$DOC"
 echo "wrote $DOC and $MAN"

@@ -448,6 +448,19 @@ static int act_wait(xb_app *a, int argc, char **argv, char *msg, size_t cap)
 	return XB_ACT_REDRAW;
 }
 
+static int act_caption(xb_app *a, int argc, char **argv, char *msg, size_t cap)
+{
+	char text[1024] = "", why[512];
+	for (int i = 1; i < argc; i++) {
+		size_t k = strlen(text);
+		snprintf(text + k, sizeof text - k, "%s%s", i > 1 ? " " : "", argv[i]);
+	}
+	if (caption_check(text, why, sizeof why) != 0)
+		return done(msg, cap, XB_ACT_ERROR, "caption: %s", why);
+	snprintf(a->caption, sizeof a->caption, "%s", text);
+	return XB_ACT_REDRAW;
+}
+
 static int act_command(xb_app *a, int argc, char **argv, char *msg, size_t cap)
 {
 	return act_prompt(a, argc, argv, msg, cap);
@@ -588,6 +601,8 @@ const xb_action app_actions[] = {
 	{"export", "", "DIR", "the runs as report.md, runs.csv, runs.json and bars.svg", "Loop", 1,
 	 1, act_export},
 
+	{"caption", "", "[TEXT]", "a caption over the panels; {figures} in it show measured values "
+	 "(none: no caption)", "Scripts", 0, ACT_MAX_ARGS, act_caption},
 	{"dump", "", "FILE", "write the screen as text and styles to FILE", "Scripts", 1, 1,
 	 act_dump},
 	{"wait", "", "WHAT [N] [TIMEOUT]", "key scripts: wait for echoes N, samples N, seconds S, "

@@ -353,11 +353,12 @@ static int open_screen(xb_app *a)
 	return 0;
 }
 
-int app_main(const char *elf, int argc, char **argv)
+static int app_run(const char *elf, int argc, char **argv, int demo)
 {
 	xb_app app;
 	xb_app *a = &app;
 	memset(a, 0, sizeof *a);
+	a->demo = demo;
 	options_init(&a->opt);
 	xb_err err;
 	int no_config = 0;
@@ -461,5 +462,33 @@ int app_main(const char *elf, int argc, char **argv)
 	free(demo_build);
 	free(a->dump_path);
 	free(a->pending_dump);
+	return rc;
+}
+
+int app_main(const char *elf, int argc, char **argv)
+{
+	return app_run(elf, argc, argv, 0);
+}
+
+int app_demo(const char *elf, int argc, char **argv)
+{
+	int has_keys = 0;
+	for (int i = 1; i < argc; i++)
+		has_keys |= strcmp(argv[i], "--keys") == 0 || strncmp(argv[i], "--keys=", 7) == 0;
+	if (has_keys)
+		return app_run(elf, argc, argv, 1);
+	char *script = xb_data_path("demos/study.keys");
+	if (!script) {
+		fprintf(stderr, "xipbench demo: the study's script (demos/study.keys) was not found\n");
+		return 1;
+	}
+	char **args = xcalloc((size_t)argc + 3, sizeof *args);
+	for (int i = 0; i < argc; i++)
+		args[i] = argv[i];
+	args[argc] = (char *)"--keys";
+	args[argc + 1] = script;
+	int rc = app_run(elf, argc + 2, args, 1);
+	free(args);
+	free(script);
 	return rc;
 }

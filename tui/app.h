@@ -75,6 +75,11 @@ typedef struct xb_app {
 	uint64_t start_ns;            /* wall clock when the loop started */
 	char last_status[512];        /* the session's problem the message line last showed */
 	app_edit *edit;               /* the layout loop (tui/edit.c) */
+	/* the demo (xipbench demo) */
+	char caption[1024];           /* shown with its {figures} filled in; "" none */
+	int demo;                     /* Space pauses the key script, n steps it */
+	int script_paused;
+	int script_step;              /* paused: run the script to its next caption */
 } xb_app;
 
 /* ---- actions.c ---- */
@@ -168,6 +173,18 @@ int act_xip_cache(xb_app *a, int argc, char **argv, char *msg, size_t cap);
 int act_cancel(xb_app *a, int argc, char **argv, char *msg, size_t cap);
 int act_export(xb_app *a, int argc, char **argv, char *msg, size_t cap);
 
+/* ---- caption.c: the demo's captions ---- */
+
+/* text with every {figure} replaced by its value now ("?" while not measured): run:NAME.FIELD
+ * (the latest run of layout NAME: misses_per_echo, predicted, opt_bound, turnaround,
+ * peak_udp, footprint, extra_ram_kb), cache.lines, cache.kb, sets.over, pending.sets_over,
+ * pending.misses_per_echo, pending.extra_ram_kb, live.misses_per_echo, live.turnaround. */
+void caption_expand(const xb_model *m, const char *text, char *out, size_t cap);
+/* 0, or -1 with why for a {name} that is not a figure. */
+int caption_check(const char *text, char *why, size_t cap);
+/* Draws a->caption (if any) at the bottom of area; returns the rows it took. */
+int caption_draw(xb_app *a, xb_rect area);
+
 /* ---- loop.c ---- */
 
 /* Runs the main loop until quit; returns the exit code. */
@@ -178,5 +195,8 @@ int loop_key(xb_app *a, int key);
 /* `xipbench workbench` (and `xipbench` with no arguments): elf is the image (the built
  * demo firmware by default); argv holds the options (argv[0] the command's name). */
 int app_main(const char *elf, int argc, char **argv);
+/* `xipbench demo`: the same, playing a key script (the shipped study by default) with
+ * captions; Space pauses it, n steps it. */
+int app_demo(const char *elf, int argc, char **argv);
 
 #endif

@@ -24,16 +24,6 @@ static const uint32_t method_rates[] = {50,   100,  150,  200,  300,  400,  500,
 
 /* ---- Opening ---- */
 
-/* $XDG_CACHE_HOME/xipbench/work (default ~/.cache/xipbench/work). */
-static char *default_work(void)
-{
-	const char *x = getenv("XDG_CACHE_HOME");
-	if (x && *x == '/')
-		return xasprintf("%s/xipbench/work", x);
-	const char *home = getenv("HOME");
-	return xasprintf("%s/.cache/xipbench/work", home && *home ? home : "/tmp");
-}
-
 static double opt_number(const xb_app *a, const char *name, double def)
 {
 	double v = options_number(&a->opt, name);
@@ -81,7 +71,7 @@ int edit_open(xb_app *a, const char *demo_build)
 	a->edit = e;
 	setmap_init(&e->pending_sets, &a->tg);
 	const char *work = options_text(&a->opt, "work-dir");
-	e->work = work ? xstrdup(work) : default_work();
+	e->work = work ? xstrdup(work) : xb_cache_path("work");
 	const char *hist = options_text(&a->opt, "history");
 	e->history = hist ? xstrdup(hist) : xasprintf("%s/runs.db", e->work);
 	xb_err err;

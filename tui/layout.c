@@ -172,6 +172,7 @@ int layout_draw(xb_app *a)
 	status_bar(a, 0);
 	tab_bar(a, 1);
 	xb_rect area = {0, 2, c->w, c->h - 3};
+	area.h -= caption_draw(a, area);
 	int wide = c->w >= LAYOUT_OVERVIEW_W && c->h >= LAYOUT_OVERVIEW_H;
 	int help = strcmp(a->ops[a->focus]->name, "help") == 0;
 	a->view = a->view_option == 1 ? XB_VIEW_SINGLE

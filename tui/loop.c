@@ -46,6 +46,14 @@ static int run_command(xb_app *a, const char *line, char *msg, size_t cap)
 
 int loop_key(xb_app *a, int key)
 {
+	if (a->demo && !a->prompt.active && (key == ' ' || (key == 'n' && a->script_paused))) {
+		if (key == ' ')
+			a->script_paused = !a->script_paused;
+		else
+			a->script_step = 1;
+		a->dirty = a->dirty ? a->dirty : 1;
+		return 0;
+	}
 	char msg[512];
 	msg[0] = 0;
 	if (a->prompt.active) {
@@ -231,11 +239,15 @@ static void feed_script(xb_app *a)
 	while (!a->quit && a->script_pos < a->script.n) {
 		if (a->wait.active && !wait_over(a))
 			return;
+		if (a->script_paused && !a->script_step)
+			return;
 		if (a->quit)
 			return;
 		if (a->pending_dump) /* a dump shows what the keys before it did */
 			return;
 		const xb_script_item *it = &a->script.items[a->script_pos++];
+		if (it->command && a->script_step && strncmp(it->command, "caption", 7) == 0)
+			a->script_step = 0; /* a step goes to the next caption */
 		if (it->command) {
 			char msg[512];
 			if (run_command(a, it->command, msg, sizeof msg) & XB_ACT_ERROR) {

@@ -1,0 +1,56 @@
+#!/bin/sh
+# test_demo: `xipbench demo` plays the shipped study to its end without a terminal: its
+# compare table shows colouring below stock and the SRAM rows falling, every figure of the
+# last caption is one of the table's (measured, never text), and the runs are in the
+# history; in a terminal (tmux), Space pauses the script and n plays its next step.
+. tests/integration/lib.sh
+W=$XB_WORK
+export XDG_CACHE_HOME="$W/cache" XDG_CONFIG_HOME="$W/config"
+
+if "$XIPBENCH" demo --headless --no-config --size 200x60 --dump "$W/end.dump" \
+	--work-dir "$W/work" 2>"$W/demo.err"; then
+	ok "the demo runs to its end"
+else
+	not_ok "the demo ended with status $?"
+	tail -n 8 "$W/demo.err" | sed 's/^/# /'
+fi
+# the runs as recorded, and the compare table showing each of them
+db="$W/work/runs.db"
+m() { sqlite3 "$db" "SELECT printf('%.1f', misses_per_echo) FROM runs WHERE layout = '$1' ORDER BY id DESC LIMIT 1"; }
+stock=$(m stock) colour=$(m colour) s4=$(m sram-4k) s8=$(m sram-8k) s16=$(m sram-16k) off=$(m cache-off)
+echo "# stock $stock, colour $colour, SRAM 4/8/16 KB $s4 $s8 $s16, cache off $off"
+for r in "stock $stock" "colour $colour" "sram-4k $s4" "sram-8k $s8" "sram-16k $s16" "cache-off $off"; do
+	set -- $r
+	grep -qE "^\|│ +[0-9]+ +$1 .* $2 " "$W/end.dump" || missing="$missing $1"
+done
+[ -z "${missing:-}" ] && ok "the compare table shows every run with its measured misses per echo" ||
+	not_ok "rows missing from the compare table:$missing"
+# the last caption's figures are the table's (rounded as captions show them)
+caption=$(grep -A1 'Demo (' "$W/end.dump" | tail -n 1)
+echo "# $caption"
+for pair in "stock $stock" "colouring $colour"; do
+	set -- $pair
+	want=$(awk -v v="$2" 'BEGIN { v = int(v + 0.5); printf v >= 1000 ? "%d,%03d" : "%d", v >= 1000 ? int(v / 1000) : v, v % 1000 }')
+	echo "$caption" | grep -q "$1 $want" && ok "the caption's $1 figure is the measured $want" ||
+		not_ok "the caption has no '$1 $want'"
+done
+n=$(sqlite3 "$db" 'SELECT count(*) FROM runs')
+[ "$n" -ge 7 ] && ok "the history holds the demo's $n runs" || not_ok "the history holds $n runs"
+
+# ---- In a terminal: Space pauses, n steps ----
+if command -v tmux >/dev/null 2>&1; then
+	. tests/tui/tmux.sh
+	start_pane demo 160 48 "XDG_CACHE_HOME=$W/cache" "\"$XIPBENCH\" demo --no-config --work-dir $W/work2"
+	wait_for 120 pane_has demo "Demo (Space pauses)" && ok "tmux: the demo shows its caption" ||
+		not_ok "tmux: no caption"
+	wait_for 120 pane_has demo "Where the CPU spends its time"
+	keys demo Space
+	wait_for 10 pane_has demo "paused: Space goes on, n steps" && ok "tmux: Space pauses the demo" ||
+		not_ok "tmux: Space does not pause"
+	keys demo n
+	wait_for 30 pane_has demo "The cache: 1,024 sets" && ok "tmux: n plays the next step" ||
+		{ not_ok "tmux: n does not step"; pane demo | tail -n 5 | sed 's/^/# /'; }
+	keys demo q
+	restored demo 0
+fi
+finish
