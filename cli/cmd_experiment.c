@@ -216,22 +216,17 @@ static int run_row(exp_ctx *c, exp_row *r, xb_err *err)
 				   .predict_trace = predict_trace(r->profile), .strategy = r->strategy,
 				   .sram_budget = r->sram_budget, .pad_budget = 32768,
 				   .sram_libs = r->sram_libs, .dir = dir};
-		progress(c, "%s: plan (%s), relink", r->name, r->strategy);
+		progress(c, "%s: plan (%s), relink, verify", r->name, r->strategy);
+		r->elf = xasprintf("%s/%s/layouts/%s/echo.elf", c->fwbuild, v->name, r->name);
 		int rc = exp_plan(&c->tg, &pr, err);
-		if (rc == 0) {
-			char *bd = xasprintf("BUILD_DIR=%s", c->fwbuild);
-			char *ld = xasprintf("LAYOUT=%s", dir);
-			const char *args[4] = {bd, ld, v->arg, NULL};
-			rc = exp_make(c->fwdir, args, c->log, err);
-			free(bd);
-			free(ld);
-		}
+		if (rc == 0)
+			rc = exp_relink(&c->tg, v->elf, c->fwbuild, v->arg, dir, r->name, r->elf, c->log,
+					err);
 		free(dir);
 		if (rc)
 			return -1;
 		r->pred = pr.pred;
 		r->predicted = 1;
-		r->elf = xasprintf("%s/%s/layouts/%s/echo.elf", c->fwbuild, v->name, r->name);
 	}
 	if (sha256_file_hex(r->elf, r->hash, err))
 		return -1;

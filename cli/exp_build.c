@@ -8,7 +8,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <poll.h>
+
 #include "../core/layout.h"
+#include "../core/verify.h"
+#include "../session/build_job.h"
 #include "cli.h"
 #include "experiment.h"
 #include "load.h"
@@ -151,5 +155,90 @@ int exp_build_firmware(const char *fwdir, const char *build_dir, const char *log
 	int rc = xb_mkdirs(build_dir, err) == 0 ? exp_make(fwdir, args, log, err) : -1;
 	free(bd);
 	*elf = rc == 0 ? xasprintf("%s/default/echo.elf", build_dir) : NULL;
+	return rc;
+}
+
+/* The build's output lines, into the experiment's log. */
+static void relink_line(void *ctx, const char *line, size_t len, int error)
+{
+	(void)error;
+	FILE *f = ctx;
+	fwrite(line, 1, len, f);
+	fputc('\n', f);
+}
+
+/* The relinked image checked against the plan of layout_dir (core/verify.h). */
+static int relink_verify(const xb_target *tg, const char *stock_elf, const char *layout_dir,
+			 const char *elf, FILE *log, xb_err *err)
+{
+	xb_image stock, built;
+	if (load_image(stock_elf, tg, &stock, err))
+		return -1;
+	xb_image_open io = {.elf = elf};
+	if (image_open(&built, &io, tg, err) != 0) {
+		image_free(&stock);
+		return -1;
+	}
+	xb_plan_input in = {.img = &stock, .tg = tg};
+	xb_plan_inputs pi;
+	xb_layout l;
+	layout_init(&l);
+	char *lpath = xasprintf("%s/layout.txt", layout_dir);
+	int rc = -1;
+	xb_placement pl;
+	xb_verify_result vr;
+	if (plan_inputs_load(&pi, NULL, NULL, &in, err) == 0) {
+		if (layout_read_file(&l, &stock, lpath, err) == 0 && plan_place(&in, &l, &pl, err) == 0) {
+			if (verify_image(&stock, tg, &l, &pl, &built, &vr, err) == 0) {
+				xb_strbuf sum = {0};
+				verify_summary(&vr, &sum);
+				fprintf(log, "verify %s: %s\n", elf, sum.buf ? sum.buf : "");
+				if (verify_ok(&vr))
+					rc = 0;
+				else
+					xb_fail(err, "%s: %s (not measured)", elf, sum.buf ? sum.buf : "");
+				sb_free(&sum);
+				verify_free(&vr);
+			}
+			placement_free(&pl);
+		}
+		plan_inputs_free(&pi);
+	}
+	free(lpath);
+	layout_free(&l);
+	image_free(&built);
+	image_free(&stock);
+	return rc;
+}
+
+int exp_relink(const xb_target *tg, const char *stock_elf, const char *build_dir,
+	       const char *variant_arg, const char *layout_dir, const char *name, const char *elf,
+	       const char *log, xb_err *err)
+{
+	FILE *f = fopen(log, "a");
+	if (!f)
+		return xb_fail(err, "%s: cannot open the build log: %s", log, strerror(errno));
+	const char *args[] = {variant_arg, NULL};
+	xb_builder b = {.ops = &builder_make, .cfg = {.args = args}};
+	xb_build_request rq = {.layout_dir = layout_dir, .build_dir = build_dir, .name = name,
+			       .elf = elf};
+	xb_build_options o = {.line = relink_line, .ctx = f};
+	xb_build_job *j = build_start(&b, &rq, &o, err);
+	int rc = -1;
+	if (j) {
+		fprintf(f, "$ %s\n", build_command_line(j));
+		while (build_pump(j)) {
+			struct pollfd p = {.fd = build_pollfd(j), .events = POLLIN};
+			poll(&p, p.fd >= 0 ? 1 : 0, build_timeout_ms(j));
+		}
+		const xb_build_result *r = build_result(j);
+		if (r->state == XB_BUILD_OK)
+			rc = relink_verify(tg, stock_elf, layout_dir, elf, f, err);
+		else
+			xb_fail(err, "relinking %s: %s (the output is in %s)", name, r->message, log);
+		build_free(j);
+	}
+	if (fclose(f) != 0 && rc == 0)
+		rc = xb_fail(err, "%s: cannot write the build log", log);
 	return rc;
 }

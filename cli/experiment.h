@@ -41,6 +41,14 @@ int exp_profile(const xb_target *tg, const char *elf, exp_profile_req *req, xb_e
 /* Runs make in the firmware folder with the arguments (no shell), its output appended to
  * log. 0, or -1 with err naming the log. */
 int exp_make(const char *fwdir, const char *const *args, const char *log, xb_err *err);
+/* Relinks the firmware (the variant of make argument variant_arg, or the default) with
+ * layout_dir's fragments through the Makefile's builder (session/builder.h) into elf, the
+ * output appended to log, and verifies the image against layout_dir's plan (core/verify.h)
+ * before anything measures it: a function elsewhere than the plan said fails, naming it.
+ * 0, or -1 with err. */
+int exp_relink(const xb_target *tg, const char *stock_elf, const char *build_dir,
+	       const char *variant_arg, const char *layout_dir, const char *name, const char *elf,
+	       const char *log, xb_err *err);
 /* The shipped echo firmware's folder (xb_data_path's firmware/), a new string, or NULL
  * with err. */
 char *exp_firmware_dir(xb_err *err);

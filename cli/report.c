@@ -84,6 +84,8 @@ void cli_report_print(const cli_report *r, int json, FILE *f)
 		json_num(f, "stock_misses_per_echo", s->misses_per_echo, 0);
 		json_num(f, "opt_bound_misses_per_echo", p->opt_bound_per_echo, 0);
 		json_num(f, "stock_opt_bound_misses_per_echo", s->opt_bound_per_echo, 0);
+		json_num(f, "footprint_lines", p->footprint_lines, 0);
+		json_num(f, "stock_footprint_lines", s->footprint_lines, 0);
 		fprintf(f, "  \"compulsory\": %llu,\n  \"capacity\": %llu,\n  \"conflict\": %lld,\n",
 			(unsigned long long)p->compulsory, (unsigned long long)p->capacity,
 			(long long)p->conflict);
@@ -116,6 +118,7 @@ void cli_report_print(const cli_report *r, int json, FILE *f)
 	text_num(f, "predicted misses per echo", p->misses_per_echo, "");
 	text_num(f, "stock misses per echo", s->misses_per_echo, "");
 	text_num(f, "OPT bound per echo", p->opt_bound_per_echo, "");
+	text_num(f, "footprint (lines per echo)", p->footprint_lines, "");
 	if (!isnan(p->misses_per_echo))
 		fprintf(f, "  %-28s compulsory %llu, capacity %llu, conflict %lld\n", "3C (whole trace)",
 			(unsigned long long)p->compulsory, (unsigned long long)p->capacity,

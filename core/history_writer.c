@@ -150,7 +150,8 @@ size_t history_writer_results(xb_history_writer *w, xb_history_result *out, size
 	(void)n;
 	pthread_mutex_lock(&w->lock);
 	size_t k = w->nresults < max ? w->nresults : max;
-	memcpy(out, w->results, k * sizeof *out);
+	if (k)
+		memcpy(out, w->results, k * sizeof *out);
 	memmove(w->results, w->results + k, (w->nresults - k) * sizeof *w->results);
 	w->nresults -= k;
 	int more = w->nresults > 0;

@@ -239,12 +239,57 @@ int plan_place(const xb_plan_input *in, const xb_layout *l, xb_placement *p, xb_
 	return layout_place_calls(in->img, in->tg, l, in->calls, p, err);
 }
 
+double plan_footprint(const xb_target *tg, const xb_trace *t)
+{
+	uint32_t line = tg->cache.line ? tg->cache.line : 8;
+	size_t nlines = tg->flash_size / line + 1;
+	uint32_t *stamp = xcalloc(nlines, sizeof *stamp); /* the last echo that touched a line */
+	int marks = 0, in_traffic = 0;
+	for (size_t i = 0; i < t->n && !marks; i++)
+		marks = t->addr[i] == XB_TRACE_MARK_TRAFFIC;
+	double lines = 0;
+	size_t echoes = 0, at = 0;
+	for (size_t e = 0; e < trace_echo_count(t); e++) {
+		size_t b, end;
+		trace_echo_range(t, e, &b, &end);
+		for (; at < b; at++) /* the window marks before the echo */
+			if (t->addr[at] == XB_TRACE_MARK_TRAFFIC || t->addr[at] == XB_TRACE_MARK_IDLE ||
+			    t->addr[at] == XB_TRACE_MARK_END)
+				in_traffic = t->addr[at] == XB_TRACE_MARK_TRAFFIC;
+		int counted = !marks || in_traffic;
+		size_t distinct = 0;
+		for (size_t i = b; i < end; i++) {
+			uint32_t a = t->addr[i], off;
+			enum xb_alias_mode mode;
+			if (a == XB_TRACE_MARK_TRAFFIC || a == XB_TRACE_MARK_IDLE || a == XB_TRACE_MARK_END) {
+				in_traffic = a == XB_TRACE_MARK_TRAFFIC;
+				continue;
+			}
+			if (!counted || !target_decode_xip(tg, a, &off, &mode) ||
+			    mode == XB_ALIAS_UNCACHED_NOALLOC || off / line >= nlines)
+				continue;
+			if (stamp[off / line] != e + 1) {
+				stamp[off / line] = (uint32_t)e + 1;
+				distinct++;
+			}
+		}
+		at = end;
+		if (counted) {
+			lines += (double)distinct;
+			echoes++;
+		}
+	}
+	free(stamp);
+	return echoes ? lines / (double)echoes : NAN;
+}
+
 int plan_predict(const xb_plan_input *in, const xb_layout *l, xb_prediction *out, xb_err *err)
 {
 	memset(out, 0, sizeof *out);
 	out->misses_per_echo = NAN;
 	out->opt_bound_per_echo = NAN;
 	out->conflict_score = NAN;
+	out->footprint_lines = NAN;
 	xb_placement p;
 	if (plan_place(in, l, &p, err) != 0)
 		return -1;
@@ -258,6 +303,7 @@ int plan_predict(const xb_plan_input *in, const xb_layout *l, xb_prediction *out
 		out->model = "trace replay";
 		xb_trace moved;
 		layout_apply_trace(in->img, in->tg, &p, in->trace, &moved);
+		out->footprint_lines = plan_footprint(in->tg, &moved);
 		xb_miss_classes mc;
 		rc = classify_misses(in->tg, &moved, &mc, err);
 		double windowed;

@@ -58,7 +58,15 @@ typedef struct xb_prediction {
 	uint32_t extra_ram, pad_bytes, hot_bytes;
 	uint32_t veneer_bytes_flash, veneer_bytes_ram; /* long-branch veneers the layout makes */
 	uint32_t sets_over_ways;  /* sets holding more often-executed lines than ways */
+	double footprint_lines;   /* with a trace: the cache lines one echo's fetches touch, on
+				   * average over the echoes (of the traffic windows when the trace
+				   * has them); the study's measured footprint also counts the cold
+				   * misses of what runs between echoes after its flush, so it reads
+				   * higher. NaN without a trace */
 } xb_prediction;
+
+/* The footprint of a trace as xb_prediction.footprint_lines counts it (NaN: no echo). */
+double plan_footprint(const xb_target *tg, const xb_trace *t);
 
 int plan_predict(const xb_plan_input *in, const xb_layout *l, xb_prediction *out, xb_err *err);
 

@@ -29,24 +29,20 @@ static const wg_column functions_columns[NCOLS] = {
 };
 
 typedef struct functions_state {
-	wg_list list;
-	int sort, ascending;
-	char filter[128], search[128];
-	long sel_func;        /* the selected function (kept while rows move), -1 none */
-	size_t *rows, nrows, cap;
+	wg_ftable t;          /* rows, selection, sort, filter, search */
 	double *fig;          /* per image function: its figure in the window */
 	struct functions_key *keys;
 	size_t keys_cap;
 	size_t nfig;
 	double total;         /* the share denominator */
 	xb_rect table;
-	const xb_model *m;    /* for the sort comparison */
+	const xb_model *m;    /* for the sort comparison and the rows a search makes again */
 } functions_state;
 
 static void *functions_create(void)
 {
 	functions_state *s = xcalloc(1, sizeof *s);
-	s->sel_func = -1;
+	s->t.sel_func = -1;
 	return s;
 }
 
@@ -55,7 +51,7 @@ static void functions_destroy(void *st)
 	functions_state *s = st;
 	if (!s)
 		return;
-	free(s->rows);
+	free(s->t.rows);
 	free(s->fig);
 	free(s->keys);
 	free(s);
@@ -97,7 +93,7 @@ static int functions_key_cmp(const void *pa, const void *pb)
 static double functions_key_of(const functions_state *s, const xb_model *m, size_t i)
 {
 	const xb_function *f = &m->img->funcs[i];
-	switch (s->sort) {
+	switch (s->t.sort) {
 	case SORT_BYTES:
 		return f->size;
 	case SORT_DENSITY:
@@ -115,33 +111,33 @@ static double functions_key_of(const functions_state *s, const xb_model *m, size
 /* Sorts the rows by the sort field (reversed when ascending, NaN staying last). */
 static void functions_sort(functions_state *s, const xb_model *m)
 {
-	xb_grow(&s->keys, &s->keys_cap, s->nrows + 1, sizeof *s->keys);
-	for (size_t r = 0; r < s->nrows; r++) {
-		size_t i = s->rows[r];
+	xb_grow(&s->keys, &s->keys_cap, s->t.nrows + 1, sizeof *s->keys);
+	for (size_t r = 0; r < s->t.nrows; r++) {
+		size_t i = s->t.rows[r];
 		double k = functions_key_of(s, m, i);
-		s->keys[r] = (functions_key){s->ascending && !isnan(k) ? -k : k,
+		s->keys[r] = (functions_key){s->t.ascending && !isnan(k) ? -k : k,
 					     m->img->funcs[i].addr, (uint32_t)i,
-					     s->sort == SORT_NAME ? m->img->funcs[i].name : NULL};
+					     s->t.sort == SORT_NAME ? m->img->funcs[i].name : NULL};
 	}
-	qsort(s->keys, s->nrows, sizeof *s->keys, functions_key_cmp);
-	if (s->sort == SORT_NAME && s->ascending)
-		for (size_t r = 0; r < s->nrows / 2; r++) {
+	qsort(s->keys, s->t.nrows, sizeof *s->keys, functions_key_cmp);
+	if (s->t.sort == SORT_NAME && s->t.ascending)
+		for (size_t r = 0; r < s->t.nrows / 2; r++) {
 			functions_key t = s->keys[r];
-			s->keys[r] = s->keys[s->nrows - 1 - r];
-			s->keys[s->nrows - 1 - r] = t;
+			s->keys[r] = s->keys[s->t.nrows - 1 - r];
+			s->keys[s->t.nrows - 1 - r] = t;
 		}
-	for (size_t r = 0; r < s->nrows; r++)
-		s->rows[r] = s->keys[r].func;
+	for (size_t r = 0; r < s->t.nrows; r++)
+		s->t.rows[r] = s->keys[r].func;
 }
 
 /* The rows: functions (first aliases) with samples, and those the filter or the search
  * names; sorted; the selection follows its function. */
 static void functions_rows(functions_state *s, const xb_model *m)
 {
-	s->nrows = 0;
+	s->t.nrows = 0;
 	s->m = m;
 	size_t n = m->img ? m->img->nfuncs : 0;
-	xb_grow(&s->rows, &s->cap, n + 1, sizeof *s->rows);
+	xb_grow(&s->t.rows, &s->t.rows_cap, n + 1, sizeof *s->t.rows);
 	if (s->nfig < n + 1) {
 		free(s->fig);
 		s->fig = xmalloc((n + 1) * sizeof *s->fig);
@@ -153,29 +149,29 @@ static void functions_rows(functions_state *s, const xb_model *m)
 		if (f->alias_of >= 0)
 			continue;
 		s->fig[i] = m->prof ? liveprof_func(m->prof, m->window, i) : 0;
-		int keep = s->filter[0] ? wg_match(f->name, s->filter)
+		int keep = s->t.filter[0] ? wg_match(f->name, s->t.filter)
 					: s->fig[i] > 0 ||
-						  (s->search[0] && wg_match(f->name, s->search));
+						  (s->t.search[0] && wg_match(f->name, s->t.search));
 		if (keep)
-			s->rows[s->nrows++] = i;
+			s->t.rows[s->t.nrows++] = i;
 	}
 	functions_sort(s, m);
-	if (s->sel_func >= 0)
-		for (size_t r = 0; r < s->nrows; r++)
-			if ((long)s->rows[r] == s->sel_func) {
-				s->list.sel = r;
+	if (s->t.sel_func >= 0)
+		for (size_t r = 0; r < s->t.nrows; r++)
+			if ((long)s->t.rows[r] == s->t.sel_func) {
+				s->t.list.sel = r;
 				break;
 			}
-	if (s->list.sel >= s->nrows)
-		s->list.sel = s->nrows ? s->nrows - 1 : 0;
-	s->sel_func = s->nrows ? (long)s->rows[s->list.sel] : -1;
+	if (s->t.list.sel >= s->t.nrows)
+		s->t.list.sel = s->t.nrows ? s->t.nrows - 1 : 0;
+	s->t.sel_func = s->t.nrows ? (long)s->t.rows[s->t.list.sel] : -1;
 }
 
 static void functions_cell(void *ctx, size_t row, int col, char *buf, size_t cap, int *el)
 {
 	const functions_state *s = ctx;
 	const xb_model *m = s->m;
-	size_t i = s->rows[row];
+	size_t i = s->t.rows[row];
 	const xb_function *f = &m->img->funcs[i];
 	double v = s->fig[i];
 	char a[WG_NUM];
@@ -243,8 +239,8 @@ static void functions_header(const functions_state *s, const xb_model *m, xb_can
 	snprintf(a, sizeof a, "%zu", sampled);
 	snprintf(b, sizeof b, " of %zu functions with samples", n);
 	wg_item(&p, a, b);
-	if (s->filter[0]) {
-		snprintf(a, sizeof a, "%zu", s->nrows);
+	if (s->t.filter[0]) {
+		snprintf(a, sizeof a, "%zu", s->t.nrows);
 		wg_item(&p, a, " match the filter");
 	}
 	wg_item(&p, wg_window_name(m->window), NULL);
@@ -265,8 +261,8 @@ static void functions_draw(void *st, const xb_model *m, xb_canvas *c, xb_rect r,
 	functions_state *s = st;
 	char title[200];
 	int k = snprintf(title, sizeof title, "Functions");
-	if (s->filter[0])
-		snprintf(title + k, sizeof title - (size_t)k, " filter '%s'", s->filter);
+	if (s->t.filter[0])
+		snprintf(title + k, sizeof title - (size_t)k, " filter '%s'", s->t.filter);
 	xb_rect in = panel_frame(c, r, title, focused);
 	s->table = (xb_rect){0, 0, 0, 0};
 	if (in.w <= 0 || in.h <= 0)
@@ -279,44 +275,32 @@ static void functions_draw(void *st, const xb_model *m, xb_canvas *c, xb_rect r,
 	/* the name column as wide as the longest name, the rest blank at the right */
 	wg_column cols[NCOLS];
 	memcpy(cols, functions_columns, sizeof cols);
-	for (size_t row = 0; row < s->nrows; row++) {
-		int w = canvas_width(m->img->funcs[s->rows[row]].name);
+	for (size_t row = 0; row < s->t.nrows; row++) {
+		int w = canvas_width(m->img->funcs[s->t.rows[row]].name);
 		cols[COL_NAME].max = w > cols[COL_NAME].max ? w : cols[COL_NAME].max;
 	}
 	char f[32];
 	wg_table t = {
 		.cols = cols,
 		.ncols = NCOLS,
-		.nrows = s->nrows,
-		.sort = wg_field(FUNCTIONS_SORTS, s->sort, f, sizeof f),
-		.ascending = s->ascending ^ (s->sort == SORT_NAME || s->sort == SORT_ADDRESS),
-		.empty = !m->img ? "" : s->filter[0] ? "no function matches the filter"
+		.nrows = s->t.nrows,
+		.sort = wg_field(FUNCTIONS_SORTS, s->t.sort, f, sizeof f),
+		.ascending = s->t.ascending ^ (s->t.sort == SORT_NAME || s->t.sort == SORT_ADDRESS),
+		.empty = !m->img ? "" : s->t.filter[0] ? "no function matches the filter"
 				      : "no samples in this window",
 		.focused = focused,
 		.ctx = s,
 		.cell = functions_cell,
 	};
-	wg_table_draw(c, tr, &t, &s->list);
-	s->sel_func = s->nrows ? (long)s->rows[s->list.sel] : -1;
+	wg_table_draw(c, tr, &t, &s->t.list);
+	s->t.sel_func = s->t.nrows ? (long)s->t.rows[s->t.list.sel] : -1;
 }
 
 /* Selects the next row (dir 1) or previous (-1) whose name holds the search text. */
-static int functions_search(functions_state *s, const xb_model *m, int dir, int skip,
-			    xb_panel_result *res)
+static void functions_rows_again(void *st)
 {
-	if (!s->search[0])
-		return wg_message(res, 1, "no search yet: search TEXT");
-	functions_rows(s, m);
-	size_t n = s->nrows;
-	for (size_t k = skip ? 1 : 0; k < n + (size_t)skip; k++) {
-		size_t row = dir > 0 ? (s->list.sel + k) % n : (s->list.sel + n - k % n) % n;
-		if (wg_match(m->img->funcs[s->rows[row]].name, s->search)) {
-			s->list.sel = row;
-			s->sel_func = (long)s->rows[row];
-			return res->flags = XB_PANEL_REDRAW;
-		}
-	}
-	return wg_message(res, 1, "no function matches '%s'", s->search);
+	functions_state *s = st;
+	functions_rows(s, s->m);
 }
 
 static int functions_command(void *st, const xb_model *m, const char *verb, const char *arg,
@@ -325,38 +309,9 @@ static int functions_command(void *st, const xb_model *m, const char *verb, cons
 	functions_state *s = st;
 	res->flags = 0;
 	functions_rows(s, m);
-	if (wg_list_move(&s->list, s->nrows, verb)) {
-		s->sel_func = s->nrows ? (long)s->rows[s->list.sel] : -1;
-		return res->flags = XB_PANEL_REDRAW;
-	}
-	if (strcmp(verb, "sort") == 0) {
-		int k = wg_choose(FUNCTIONS_SORTS, "sort field", s->sort, arg, res);
-		if (k < 0)
-			return res->flags;
-		/* the same field again turns the order round */
-		s->ascending = arg && *arg && k == s->sort ? !s->ascending : 0;
-		s->sort = k;
-		/* a new order starts at its top */
-		s->list.sel = s->list.top = 0;
-		s->sel_func = -1;
-		char f[32];
-		return wg_message(res, 0, "functions sorted by %s%s",
-				  wg_field(FUNCTIONS_SORTS, k, f, sizeof f),
-				  s->ascending ? ", reversed" : "");
-	}
-	if (strcmp(verb, "filter") == 0) {
-		snprintf(s->filter, sizeof s->filter, "%s", arg ? arg : "");
-		s->list.sel = s->list.top = 0;
-		s->sel_func = -1;
-		return res->flags = XB_PANEL_REDRAW;
-	}
-	if (strcmp(verb, "search") == 0) {
-		snprintf(s->search, sizeof s->search, "%s", arg ? arg : "");
-		return functions_search(s, m, 1, 0, res);
-	}
-	if (strcmp(verb, "next") == 0 || strcmp(verb, "prev") == 0)
-		return functions_search(s, m, verb[0] == 'n' ? 1 : -1, 1, res);
-	return res->flags = XB_PANEL_UNHANDLED;
+	s->m = m;
+	return wg_ftable_command(&s->t, m->img, FUNCTIONS_SORTS, "functions", functions_rows_again,
+				 s, verb, arg, res);
 }
 
 static int functions_mouse(void *st, const xb_model *m, xb_rect r, const xb_mouse *ev,
@@ -372,11 +327,11 @@ static int functions_mouse(void *st, const xb_model *m, xb_rect r, const xb_mous
 		return res->flags;
 	}
 	functions_rows(s, m);
-	long row = wg_table_row_at(s->table, &s->list, s->nrows, ev->y);
+	long row = wg_table_row_at(s->table, &s->t.list, s->t.nrows, ev->y);
 	if (row < 0 || ev->x < s->table.x || ev->x >= s->table.x + s->table.w)
 		return res->flags = XB_PANEL_UNHANDLED;
-	s->list.sel = (size_t)row;
-	s->sel_func = (long)s->rows[row];
+	s->t.list.sel = (size_t)row;
+	s->t.sel_func = (long)s->t.rows[row];
 	return res->flags = XB_PANEL_REDRAW;
 }
 

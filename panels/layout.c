@@ -40,11 +40,7 @@ typedef struct place_of {
 } place_of;
 
 typedef struct layout_state {
-	wg_list list;
-	int sort, ascending;
-	char filter[128], search[128];
-	long sel_func;        /* the selected function (kept while rows move), -1 none */
-	size_t *rows, nrows, rows_cap;
+	wg_ftable t;          /* rows, selection, sort, filter, search */
 	struct layout_key *keys;
 	size_t keys_cap;
 	/* per base function, gathered at each look at the model */
@@ -55,13 +51,13 @@ typedef struct layout_state {
 	uint8_t *tag;         /* per base function: tagged */
 	size_t ntag, ntagged; /* entries of tag; how many are set */
 	xb_rect table;
-	const xb_model *m;    /* for the cells */
+	const xb_model *m;    /* for the cells and the rows a search makes again */
 } layout_state;
 
 static void *layout_create(void)
 {
 	layout_state *s = xcalloc(1, sizeof *s);
-	s->sel_func = -1;
+	s->t.sel_func = -1;
 	return s;
 }
 
@@ -70,7 +66,7 @@ static void layout_destroy(void *st)
 	layout_state *s = st;
 	if (!s)
 		return;
-	free(s->rows);
+	free(s->t.rows);
 	free(s->keys);
 	free(s->pend);
 	free(s->flashed);
@@ -220,7 +216,7 @@ static double layout_key_of(const layout_state *s, const xb_model *m, size_t i)
 {
 	const xb_function *f = &m->base->funcs[i];
 	double net = layout_net(m, i);
-	switch (s->sort) {
+	switch (s->t.sort) {
 	case SORT_BYTES:
 		return f->size;
 	case SORT_DENSITY:
@@ -239,23 +235,23 @@ static double layout_key_of(const layout_state *s, const xb_model *m, size_t i)
 
 static void layout_sort(layout_state *s, const xb_model *m)
 {
-	xb_grow(&s->keys, &s->keys_cap, s->nrows + 1, sizeof *s->keys);
-	for (size_t r = 0; r < s->nrows; r++) {
-		size_t i = s->rows[r];
+	xb_grow(&s->keys, &s->keys_cap, s->t.nrows + 1, sizeof *s->keys);
+	for (size_t r = 0; r < s->t.nrows; r++) {
+		size_t i = s->t.rows[r];
 		double k = layout_key_of(s, m, i);
 		const xb_function *f = &m->base->funcs[i];
-		s->keys[r] = (layout_key){s->ascending && !isnan(k) ? -k : k, f->addr, (uint32_t)i,
-					  s->sort == SORT_NAME ? f->name : NULL};
+		s->keys[r] = (layout_key){s->t.ascending && !isnan(k) ? -k : k, f->addr, (uint32_t)i,
+					  s->t.sort == SORT_NAME ? f->name : NULL};
 	}
-	qsort(s->keys, s->nrows, sizeof *s->keys, layout_key_cmp);
-	if (s->sort == SORT_NAME && s->ascending)
-		for (size_t r = 0; r < s->nrows / 2; r++) {
+	qsort(s->keys, s->t.nrows, sizeof *s->keys, layout_key_cmp);
+	if (s->t.sort == SORT_NAME && s->t.ascending)
+		for (size_t r = 0; r < s->t.nrows / 2; r++) {
 			layout_key t = s->keys[r];
-			s->keys[r] = s->keys[s->nrows - 1 - r];
-			s->keys[s->nrows - 1 - r] = t;
+			s->keys[r] = s->keys[s->t.nrows - 1 - r];
+			s->keys[s->t.nrows - 1 - r] = t;
 		}
-	for (size_t r = 0; r < s->nrows; r++)
-		s->rows[r] = s->keys[r].func;
+	for (size_t r = 0; r < s->t.nrows; r++)
+		s->t.rows[r] = s->keys[r].func;
 }
 
 /* The rows: functions (first aliases) with planning samples, placed by either layout or
@@ -263,43 +259,43 @@ static void layout_sort(layout_state *s, const xb_model *m)
  * selection follows its function. */
 static void layout_rows(layout_state *s, const xb_model *m)
 {
-	s->nrows = 0;
+	s->t.nrows = 0;
 	s->m = m;
 	layout_gather(s, m);
 	const xb_image *base = layout_base(m);
 	size_t n = base ? base->nfuncs : 0;
-	xb_grow(&s->rows, &s->rows_cap, n + 1, sizeof *s->rows);
+	xb_grow(&s->t.rows, &s->t.rows_cap, n + 1, sizeof *s->t.rows);
 	for (size_t i = 0; i < n; i++) {
 		const xb_function *f = &base->funcs[i];
 		if (f->alias_of >= 0)
 			continue;
 		int keep;
-		if (s->filter[0])
-			keep = wg_match(f->name, s->filter);
+		if (s->t.filter[0])
+			keep = wg_match(f->name, s->t.filter);
 		else
 			keep = layout_net(m, i) > 0 || s->pend[i].place != XB_PLACE_DEFAULT ||
 			       s->flashed[i].place != XB_PLACE_DEFAULT || layout_tagged(s, i) ||
-			       (s->search[0] && wg_match(f->name, s->search));
+			       (s->t.search[0] && wg_match(f->name, s->t.search));
 		if (keep)
-			s->rows[s->nrows++] = i;
+			s->t.rows[s->t.nrows++] = i;
 	}
 	layout_sort(s, m);
-	if (s->sel_func >= 0)
-		for (size_t r = 0; r < s->nrows; r++)
-			if ((long)s->rows[r] == s->sel_func) {
-				s->list.sel = r;
+	if (s->t.sel_func >= 0)
+		for (size_t r = 0; r < s->t.nrows; r++)
+			if ((long)s->t.rows[r] == s->t.sel_func) {
+				s->t.list.sel = r;
 				break;
 			}
-	if (s->list.sel >= s->nrows)
-		s->list.sel = s->nrows ? s->nrows - 1 : 0;
-	s->sel_func = s->nrows ? (long)s->rows[s->list.sel] : -1;
+	if (s->t.list.sel >= s->t.nrows)
+		s->t.list.sel = s->t.nrows ? s->t.nrows - 1 : 0;
+	s->t.sel_func = s->t.nrows ? (long)s->t.rows[s->t.list.sel] : -1;
 }
 
 static void layout_cell(void *ctx, size_t row, int col, char *buf, size_t cap, int *el)
 {
 	const layout_state *s = ctx;
 	const xb_model *m = s->m;
-	size_t i = s->rows[row];
+	size_t i = s->t.rows[row];
 	const xb_function *f = &m->base->funcs[i];
 	double net = layout_net(m, i);
 	int tagged = layout_tagged(s, i);
@@ -710,8 +706,8 @@ static void layout_draw(void *st, const xb_model *m, xb_canvas *c, xb_rect r, in
 	if (s->ntagged)
 		k += snprintf(title + k, sizeof title - (size_t)k, " \u00B7 %zu tagged",
 			      s->ntagged);
-	if (s->filter[0])
-		snprintf(title + k, sizeof title - (size_t)k, " filter '%s'", s->filter);
+	if (s->t.filter[0])
+		snprintf(title + k, sizeof title - (size_t)k, " filter '%s'", s->t.filter);
 	xb_rect in = panel_frame(c, r, title, focused);
 	s->table = (xb_rect){0, 0, 0, 0};
 	if (in.w <= 0 || in.h <= 0)
@@ -727,19 +723,19 @@ static void layout_draw(void *st, const xb_model *m, xb_canvas *c, xb_rect r, in
 	s->table = tr;
 	wg_column cols[NCOLS];
 	memcpy(cols, layout_columns, sizeof cols);
-	for (size_t row = 0; row < s->nrows; row++) {
-		int w = canvas_width(m->base->funcs[s->rows[row]].name);
+	for (size_t row = 0; row < s->t.nrows; row++) {
+		int w = canvas_width(m->base->funcs[s->t.rows[row]].name);
 		cols[COL_NAME].max = w > cols[COL_NAME].max ? w : cols[COL_NAME].max;
 	}
 	char f[32];
 	wg_table t = {
 		.cols = cols,
 		.ncols = NCOLS,
-		.nrows = s->nrows,
-		.sort = wg_field(LAYOUT_SORTS, s->sort, f, sizeof f),
-		.ascending = s->ascending ^ (s->sort == SORT_NAME || s->sort == SORT_ADDRESS ||
-					     s->sort == SORT_PENDING),
-		.empty = s->filter[0] ? "no function matches the filter"
+		.nrows = s->t.nrows,
+		.sort = wg_field(LAYOUT_SORTS, s->t.sort, f, sizeof f),
+		.ascending = s->t.ascending ^ (s->t.sort == SORT_NAME || s->t.sort == SORT_ADDRESS ||
+					     s->t.sort == SORT_PENDING),
+		.empty = s->t.filter[0] ? "no function matches the filter"
 		       : m->plan_prof ? "no function with samples or a placement"
 				      : "no planning profile yet (P records one); filter shows any "
 					"function",
@@ -747,35 +743,17 @@ static void layout_draw(void *st, const xb_model *m, xb_canvas *c, xb_rect r, in
 		.ctx = s,
 		.cell = layout_cell,
 	};
-	wg_table_draw(c, tr, &t, &s->list);
-	s->sel_func = s->nrows ? (long)s->rows[s->list.sel] : -1;
+	wg_table_draw(c, tr, &t, &s->t.list);
+	s->t.sel_func = s->t.nrows ? (long)s->t.rows[s->t.list.sel] : -1;
 }
 
 /* ---- commands ---- */
-
-static int layout_search(layout_state *s, const xb_model *m, int dir, int skip,
-			 xb_panel_result *res)
-{
-	if (!s->search[0])
-		return wg_message(res, 1, "no search yet: search TEXT");
-	layout_rows(s, m);
-	size_t n = s->nrows;
-	for (size_t k = skip ? 1 : 0; k < n + (size_t)skip; k++) {
-		size_t row = dir > 0 ? (s->list.sel + k) % n : (s->list.sel + n - k % n) % n;
-		if (wg_match(m->base->funcs[s->rows[row]].name, s->search)) {
-			s->list.sel = row;
-			s->sel_func = (long)s->rows[row];
-			return res->flags = XB_PANEL_REDRAW;
-		}
-	}
-	return wg_message(res, 1, "no function matches '%s'", s->search);
-}
 
 /* Toggles the selected function's tag. */
 static int layout_tag(layout_state *s, const xb_model *m, int move, xb_panel_result *res)
 {
 	const xb_image *base = layout_base(m);
-	if (!base || s->sel_func < 0 || (size_t)s->sel_func >= base->nfuncs)
+	if (!base || s->t.sel_func < 0 || (size_t)s->t.sel_func >= base->nfuncs)
 		return wg_message(res, 1, "no function to tag%s",
 				  base ? "" : ": there is no pending layout");
 	if (s->ntag < base->nfuncs) {
@@ -783,12 +761,12 @@ static int layout_tag(layout_state *s, const xb_model *m, int move, xb_panel_res
 		memset(s->tag + s->ntag, 0, base->nfuncs - s->ntag);
 		s->ntag = base->nfuncs;
 	}
-	size_t f = (size_t)s->sel_func;
+	size_t f = (size_t)s->t.sel_func;
 	s->tag[f] = !s->tag[f];
 	s->ntagged = s->tag[f] ? s->ntagged + 1 : s->ntagged - 1;
-	if (move && s->list.sel + 1 < s->nrows) {
-		s->list.sel++;
-		s->sel_func = (long)s->rows[s->list.sel];
+	if (move && s->t.list.sel + 1 < s->t.nrows) {
+		s->t.list.sel++;
+		s->t.sel_func = (long)s->t.rows[s->t.list.sel];
 	}
 	return wg_message(res, 0, "%s %s (%zu tagged)", base->funcs[f].name,
 			  s->tag[f] ? "tagged" : "untagged", s->ntagged);
@@ -804,41 +782,24 @@ static int layout_untag(layout_state *s, xb_panel_result *res)
 		 : wg_message(res, 0, "no function was tagged");
 }
 
+static void layout_rows_again(void *st)
+{
+	layout_state *s = st;
+	layout_rows(s, s->m);
+}
+
 static int layout_command(void *st, const xb_model *m, const char *verb, const char *arg,
 			  xb_panel_result *res)
 {
 	layout_state *s = st;
 	res->flags = 0;
 	layout_rows(s, m);
-	if (wg_list_move(&s->list, s->nrows, verb)) {
-		s->sel_func = s->nrows ? (long)s->rows[s->list.sel] : -1;
-		return res->flags = XB_PANEL_REDRAW;
-	}
-	if (strcmp(verb, "sort") == 0) {
-		int k = wg_choose(LAYOUT_SORTS, "sort field", s->sort, arg, res);
-		if (k < 0)
-			return res->flags;
-		s->ascending = arg && *arg && k == s->sort ? !s->ascending : 0;
-		s->sort = k;
-		s->list.sel = s->list.top = 0;
-		s->sel_func = -1;
-		char f[32];
-		return wg_message(res, 0, "layout sorted by %s%s",
-				  wg_field(LAYOUT_SORTS, k, f, sizeof f),
-				  s->ascending ? ", reversed" : "");
-	}
-	if (strcmp(verb, "filter") == 0) {
-		snprintf(s->filter, sizeof s->filter, "%s", arg ? arg : "");
-		s->list.sel = s->list.top = 0;
-		s->sel_func = -1;
-		return res->flags = XB_PANEL_REDRAW;
-	}
-	if (strcmp(verb, "search") == 0) {
-		snprintf(s->search, sizeof s->search, "%s", arg ? arg : "");
-		return layout_search(s, m, 1, 0, res);
-	}
-	if (strcmp(verb, "next") == 0 || strcmp(verb, "prev") == 0)
-		return layout_search(s, m, verb[0] == 'n' ? 1 : -1, 1, res);
+	s->m = m;
+	int flags = wg_ftable_command(&s->t, layout_base(m), LAYOUT_SORTS, "layout", layout_rows_again,
+				      s, verb, arg, res);
+	if (!(flags & XB_PANEL_UNHANDLED))
+		return flags;
+	res->flags = 0;
 	if (strcmp(verb, "tag") == 0 || strcmp(verb, "enter") == 0)
 		return layout_tag(s, m, verb[0] == 't', res);
 	if (strcmp(verb, "tag-none") == 0)
@@ -861,11 +822,11 @@ static int layout_mouse(void *st, const xb_model *m, xb_rect r, const xb_mouse *
 		return res->flags;
 	}
 	layout_rows(s, m);
-	long row = wg_table_row_at(s->table, &s->list, s->nrows, ev->y);
+	long row = wg_table_row_at(s->table, &s->t.list, s->t.nrows, ev->y);
 	if (row < 0 || ev->x < s->table.x || ev->x >= s->table.x + s->table.w)
 		return res->flags = XB_PANEL_UNHANDLED;
-	s->list.sel = (size_t)row;
-	s->sel_func = (long)s->rows[row];
+	s->t.list.sel = (size_t)row;
+	s->t.sel_func = (long)s->t.rows[row];
 	if (ev->kind == XB_MOUSE_DOUBLE)
 		return layout_tag(s, m, 0, res);
 	return res->flags = XB_PANEL_REDRAW;
@@ -887,10 +848,10 @@ static size_t layout_targets(void *st, const xb_model *m, int *out, size_t max)
 	if (n)
 		return n;
 	layout_rows(s, m);
-	if (s->sel_func < 0 || (size_t)s->sel_func >= base->nfuncs)
+	if (s->t.sel_func < 0 || (size_t)s->t.sel_func >= base->nfuncs)
 		return 0;
 	if (max)
-		out[0] = (int)s->sel_func;
+		out[0] = (int)s->t.sel_func;
 	return 1;
 }
 

@@ -718,3 +718,61 @@ void wg_chart_draw(xb_canvas *c, xb_rect r, const wg_chart *ch)
 				    s->markers[m].label);
 	}
 }
+
+/* The next row (dir 1) or the previous one (-1) whose function's name holds the search,
+ * from the selected row (skip: not the selected row itself). */
+static int ftable_search(wg_ftable *t, const xb_image *img, int dir, int skip,
+			 xb_panel_result *res)
+{
+	if (!t->search[0])
+		return wg_message(res, 1, "no search yet: search TEXT");
+	size_t n = t->nrows;
+	for (size_t k = skip ? 1 : 0; img && k < n + (size_t)skip; k++) {
+		size_t row = dir > 0 ? (t->list.sel + k) % n : (t->list.sel + n - k % n) % n;
+		if (t->rows[row] < img->nfuncs && wg_match(img->funcs[t->rows[row]].name, t->search)) {
+			t->list.sel = row;
+			t->sel_func = (long)t->rows[row];
+			return res->flags = XB_PANEL_REDRAW;
+		}
+	}
+	return wg_message(res, 1, "no function matches '%s'", t->search);
+}
+
+int wg_ftable_command(wg_ftable *t, const xb_image *img, const char *sorts, const char *noun,
+		      void (*rows)(void *ctx), void *ctx, const char *verb, const char *arg,
+		      xb_panel_result *res)
+{
+	res->flags = 0;
+	if (wg_list_move(&t->list, t->nrows, verb)) {
+		t->sel_func = t->nrows ? (long)t->rows[t->list.sel] : -1;
+		return res->flags = XB_PANEL_REDRAW;
+	}
+	if (strcmp(verb, "sort") == 0) {
+		int k = wg_choose(sorts, "sort field", t->sort, arg, res);
+		if (k < 0)
+			return res->flags;
+		/* the same field again turns the order round */
+		t->ascending = arg && *arg && k == t->sort ? !t->ascending : 0;
+		t->sort = k;
+		/* a new order starts at its top */
+		t->list.sel = t->list.top = 0;
+		t->sel_func = -1;
+		char f[32];
+		return wg_message(res, 0, "%s sorted by %s%s", noun, wg_field(sorts, k, f, sizeof f),
+				  t->ascending ? ", reversed" : "");
+	}
+	if (strcmp(verb, "filter") == 0) {
+		snprintf(t->filter, sizeof t->filter, "%s", arg ? arg : "");
+		t->list.sel = t->list.top = 0;
+		t->sel_func = -1;
+		return res->flags = XB_PANEL_REDRAW;
+	}
+	if (strcmp(verb, "search") == 0) {
+		snprintf(t->search, sizeof t->search, "%s", arg ? arg : "");
+		rows(ctx);
+		return ftable_search(t, img, 1, 0, res);
+	}
+	if (strcmp(verb, "next") == 0 || strcmp(verb, "prev") == 0)
+		return ftable_search(t, img, verb[0] == 'n' ? 1 : -1, 1, res);
+	return res->flags = XB_PANEL_UNHANDLED;
+}

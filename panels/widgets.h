@@ -102,6 +102,26 @@ int wg_list_move(wg_list *l, size_t n, const char *verb);
 /* Keeps sel below n and top such that sel is among the `rows` rows shown. */
 void wg_list_clamp(wg_list *l, size_t n, int rows);
 
+/* A table of an image's functions (the functions and layout panels): its rows (function
+ * indices, which the panel makes), the selection kept by function while rows move, a sort
+ * field, a filter and a search. */
+typedef struct wg_ftable {
+	wg_list list;
+	int sort, ascending;
+	char filter[128], search[128];
+	long sel_func;        /* the selected function (kept while rows move), -1 none */
+	size_t *rows, nrows, rows_cap;
+} wg_ftable;
+
+/* The verbs such tables share, on rows made up to date by the caller: the moves, sort
+ * [FIELD] (one of sorts, comma-separated; the same field again reverses the order), filter
+ * [TEXT], search TEXT, next, prev (names from img; noun names the table in messages).
+ * rows(ctx) makes the rows again (a search may show functions the rows did not hold).
+ * Returns the flags; XB_PANEL_UNHANDLED (in res->flags too) for another verb. */
+int wg_ftable_command(wg_ftable *t, const xb_image *img, const char *sorts, const char *noun,
+		      void (*rows)(void *ctx), void *ctx, const char *verb, const char *arg,
+		      xb_panel_result *res);
+
 typedef struct wg_column {
 	const char *title;
 	int width;          /* columns; 0: flexible (takes the room the others leave) */

@@ -79,7 +79,8 @@ void session_progress(const xb_session *s, const char *fmt, ...)
 
 /* ---- The probe ---- */
 
-static void probe_drop(xb_session *s)
+/* Frees the sampler and the pipe (what is in flight is forgotten). */
+static void streams_free(xb_session *s)
 {
 	if (s->sampler) {
 		sampler_stream_free(s->sampler);
@@ -89,11 +90,16 @@ static void probe_drop(xb_session *s)
 		dap_pipe_free(s->pipe);
 		s->pipe = NULL;
 	}
+	s->ct.in_flight = 0;
+}
+
+static void probe_drop(xb_session *s)
+{
+	streams_free(s);
 	if (s->probe_open) {
 		probe_close(&s->probe);
 		s->probe_open = 0;
 	}
-	s->ct.in_flight = 0;
 }
 
 void session_unfence(xb_session *s)
@@ -110,15 +116,7 @@ void session_probe_release(xb_session *s)
 		sampler_stream_stop(s->sampler);
 	if (s->pipe && !dap_pipe_idle(s->pipe) && dap_pipe_drain(s->pipe, &err) != 0)
 		session_note(s, XB_LOG_WARN, "the probe's last packets: %s", err.msg);
-	if (s->sampler) {
-		sampler_stream_free(s->sampler);
-		s->sampler = NULL;
-	}
-	if (s->pipe) {
-		dap_pipe_free(s->pipe);
-		s->pipe = NULL;
-	}
-	s->ct.in_flight = 0;
+	streams_free(s);
 }
 
 static int probe_connect_now(xb_session *s, xb_report *rep)

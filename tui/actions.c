@@ -13,9 +13,7 @@
 
 #define ACT_MAX_ARGS 16
 
-static int done(char *msg, size_t cap, int flags, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-static int done(char *msg, size_t cap, int flags, const char *fmt, ...)
+int act_done(char *msg, size_t cap, int flags, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
@@ -26,7 +24,7 @@ static int done(char *msg, size_t cap, int flags, const char *fmt, ...)
 
 static int from_report(char *msg, size_t cap, const xb_report *rep)
 {
-	return done(msg, cap, XB_ACT_ERROR, "%s", rep->msg);
+	return act_done(msg, cap, XB_ACT_ERROR, "%s", rep->msg);
 }
 
 static int parse_number(const char *s, double lo, double hi, double *out)
@@ -55,7 +53,7 @@ static int show_panel(xb_app *a, const char *name, char *msg, size_t cap)
 {
 	int i = app_panel_index(a, name);
 	if (i < 0)
-		return done(msg, cap, XB_ACT_ERROR, "no panel '%s' (libraries, functions, cachesets, "
+		return act_done(msg, cap, XB_ACT_ERROR, "no panel '%s' (libraries, functions, cachesets, "
 			    "echoes, log, layout, compare, help)", name);
 	a->focus = (size_t)i;
 	return XB_ACT_REDRAW;
@@ -113,7 +111,7 @@ static int act_view(xb_app *a, int argc, char **argv, char *msg, size_t cap)
 		else if (strcmp(argv[1], "auto") == 0)
 			a->view_option = 0;
 		else
-			return done(msg, cap, XB_ACT_ERROR, "view: single, overview or auto");
+			return act_done(msg, cap, XB_ACT_ERROR, "view: single, overview or auto");
 	} else {
 		a->view_option = a->view == XB_VIEW_OVERVIEW ? 1 : 2;
 	}
@@ -138,9 +136,9 @@ static int act_window(xb_app *a, int argc, char **argv, char *msg, size_t cap)
 {
 	int w = argc > 1 ? liveprof_window_find(argv[1]) : (a->model.window + 1) % XB_WINDOW_COUNT;
 	if (w < 0)
-		return done(msg, cap, XB_ACT_ERROR, "window: 1s, 10s or all");
+		return act_done(msg, cap, XB_ACT_ERROR, "window: 1s, 10s or all");
 	a->model.window = w;
-	return done(msg, cap, 0, "profile window: %s", liveprof_window_name(w));
+	return act_done(msg, cap, 0, "profile window: %s", liveprof_window_name(w));
 }
 
 static int parse_on_off(const char *s, int cur)
@@ -158,12 +156,12 @@ static int act_subtract(xb_app *a, int argc, char **argv, char *msg, size_t cap)
 {
 	int on = parse_on_off(argc > 1 ? argv[1] : NULL, a->model.subtract);
 	if (on < 0)
-		return done(msg, cap, XB_ACT_ERROR, "subtract: on or off");
+		return act_done(msg, cap, XB_ACT_ERROR, "subtract: on or off");
 	a->model.subtract = on;
 	const xb_liveprof *p = session_profile(a->s);
 	if (p)
 		liveprof_set_subtract((xb_liveprof *)p, on);
-	return done(msg, cap, 0, "busy minus idle: %s%s", on ? "on" : "off",
+	return act_done(msg, cap, 0, "busy minus idle: %s%s", on ? "on" : "off",
 		    on && p && liveprof_idle_seconds(p) <= 0 ? " (no idle window recorded yet: I)"
 							     : "");
 }
@@ -188,7 +186,7 @@ static int act_set(xb_app *a, int argc, char **argv, char *msg, size_t cap)
 	(void)argc;
 	xb_err err;
 	if (options_set(&a->opt, argv[1], argv[2], 3, &err) != 0)
-		return done(msg, cap, XB_ACT_ERROR, "%s", err.msg);
+		return act_done(msg, cap, XB_ACT_ERROR, "%s", err.msg);
 	/* the options that act at once */
 	if (strcmp(argv[1], "theme") == 0)
 		return app_set_theme(a, argv[2], msg, cap);
@@ -196,9 +194,9 @@ static int act_set(xb_app *a, int argc, char **argv, char *msg, size_t cap)
 		a->fps = options_number(&a->opt, "fps");
 	if (strcmp(argv[1], "build-command") == 0 || strcmp(argv[1], "flash-command") == 0) {
 		if (edit_set_commands(a, &err) != 0)
-			return done(msg, cap, XB_ACT_ERROR, "%s", err.msg);
+			return act_done(msg, cap, XB_ACT_ERROR, "%s", err.msg);
 	}
-	return done(msg, cap, 0, "%s = %s", argv[1], argv[2]);
+	return act_done(msg, cap, 0, "%s = %s", argv[1], argv[2]);
 }
 
 static int act_redraw(xb_app *a, int argc, char **argv, char *msg, size_t cap)
@@ -248,17 +246,17 @@ static int set_traffic(xb_app *a, const char *kind, int argc, char **argv, char 
 {
 	double rate, size = strcmp(kind, "ping") == 0 ? 56 : 64;
 	if (parse_number(argv[0], 0, 100000, &rate))
-		return done(msg, cap, XB_ACT_ERROR, "%s: the rate is a number of echoes per second",
+		return act_done(msg, cap, XB_ACT_ERROR, "%s: the rate is a number of echoes per second",
 			    kind);
 	if (argc > 1 && parse_number(argv[1], 0, 1472, &size))
-		return done(msg, cap, XB_ACT_ERROR, "%s: the size is 0 to 1472 bytes", kind);
+		return act_done(msg, cap, XB_ACT_ERROR, "%s: the size is 0 to 1472 bytes", kind);
 	xb_report rep;
 	int rc = strcmp(kind, "ping") == 0
 			 ? session_set_ping(a->s, rate, (unsigned)size, &rep)
 			 : session_set_udp(a->s, rate, (unsigned)size, &rep);
 	if (rc)
 		return from_report(msg, cap, &rep);
-	return done(msg, cap, 0, "%s: %g per second, %u bytes", kind, rate, (unsigned)size);
+	return act_done(msg, cap, 0, "%s: %g per second, %u bytes", kind, rate, (unsigned)size);
 }
 
 static int act_ping(xb_app *a, int argc, char **argv, char *msg, size_t cap)
@@ -273,10 +271,10 @@ static int act_traffic(xb_app *a, int argc, char **argv, char *msg, size_t cap)
 		if (session_set_ping(a->s, 0, a->model.ping_size, &rep) ||
 		    session_set_udp(a->s, 0, a->model.udp_size, &rep))
 			return from_report(msg, cap, &rep);
-		return done(msg, cap, 0, "traffic off");
+		return act_done(msg, cap, 0, "traffic off");
 	}
 	if ((strcmp(argv[1], "udp") != 0 && strcmp(argv[1], "ping") != 0) || argc < 3)
-		return done(msg, cap, XB_ACT_ERROR, "traffic udp RATE [SIZE], traffic ping RATE [SIZE] "
+		return act_done(msg, cap, XB_ACT_ERROR, "traffic udp RATE [SIZE], traffic ping RATE [SIZE] "
 			    "or traffic off");
 	return set_traffic(a, argv[1], argc - 2, argv + 2, msg, cap);
 }
@@ -286,7 +284,7 @@ static int act_sweep(xb_app *a, int argc, char **argv, char *msg, size_t cap)
 	xb_report rep;
 	if (argc > 1 && strcmp(argv[1], "off") == 0) {
 		session_sweep(a->s, NULL, 0, 0, 0, 0, 0, &rep);
-		return done(msg, cap, 0, "sweep stopped");
+		return act_done(msg, cap, 0, "sweep stopped");
 	}
 	/* the study's steps by default */
 	static const uint32_t study[] = {50,   100,  150,  200,  300,  400,  500,  750,  1000,
@@ -296,13 +294,13 @@ static int act_sweep(xb_app *a, int argc, char **argv, char *msg, size_t cap)
 	for (int i = 1; i < argc; i++) {
 		double r;
 		if (parse_number(argv[i], 1, 100000, &r))
-			return done(msg, cap, XB_ACT_ERROR, "sweep: rates are 1 to 100000 per second");
+			return act_done(msg, cap, XB_ACT_ERROR, "sweep: rates are 1 to 100000 per second");
 		rates[n++] = (uint32_t)r;
 	}
 	if (session_sweep(a->s, n ? rates : study, n ? n : sizeof study / sizeof *study, 0.1, 0.02,
 			  3, a->model.udp_size ? a->model.udp_size : 64, &rep))
 		return from_report(msg, cap, &rep);
-	return done(msg, cap, 0, "UDP sweep started: %zu steps of 0.1 s, 3 passes",
+	return act_done(msg, cap, 0, "UDP sweep started: %zu steps of 0.1 s, 3 passes",
 		    n ? n : sizeof study / sizeof *study);
 }
 
@@ -310,11 +308,11 @@ static int act_idle(xb_app *a, int argc, char **argv, char *msg, size_t cap)
 {
 	double sec = 2;
 	if (argc > 1 && parse_number(argv[1], 0.1, 600, &sec))
-		return done(msg, cap, XB_ACT_ERROR, "idle: 0.1 to 600 seconds");
+		return act_done(msg, cap, XB_ACT_ERROR, "idle: 0.1 to 600 seconds");
 	xb_report rep;
 	if (session_record_idle(a->s, sec, &rep))
 		return from_report(msg, cap, &rep);
-	return done(msg, cap, 0, "recording %.1f s of idle: the traffic pauses", sec);
+	return act_done(msg, cap, 0, "recording %.1f s of idle: the traffic pauses", sec);
 }
 
 /* ---- Bench ---- */
@@ -328,7 +326,7 @@ static int act_speed(xb_app *a, int argc, char **argv, char *msg, size_t cap)
 	else if (strcmp(argv[0], "slower") == 0)
 		sp = cur / 2;
 	else if (argc < 2 || parse_number(argv[1], 0.01, 1000, &sp))
-		return done(msg, cap, XB_ACT_ERROR, "speed: 0.01 to 1000 times real time");
+		return act_done(msg, cap, XB_ACT_ERROR, "speed: 0.01 to 1000 times real time");
 	if (sp > 1000)
 		sp = 1000;
 	if (sp < 0.01)
@@ -336,18 +334,18 @@ static int act_speed(xb_app *a, int argc, char **argv, char *msg, size_t cap)
 	xb_report rep;
 	if (session_set_speed(a->s, sp, &rep))
 		return from_report(msg, cap, &rep);
-	return done(msg, cap, 0, "speed %g x real time", sp);
+	return act_done(msg, cap, 0, "speed %g x real time", sp);
 }
 
 static int act_pause(xb_app *a, int argc, char **argv, char *msg, size_t cap)
 {
 	int on = parse_on_off(argc > 1 ? argv[1] : NULL, a->model.paused);
 	if (on < 0)
-		return done(msg, cap, XB_ACT_ERROR, "pause: on or off");
+		return act_done(msg, cap, XB_ACT_ERROR, "pause: on or off");
 	xb_report rep;
 	if (session_pause(a->s, on, &rep))
 		return from_report(msg, cap, &rep);
-	return done(msg, cap, 0, "%s", on ? "paused (. steps one slice)" : "running");
+	return act_done(msg, cap, 0, "%s", on ? "paused (. steps one slice)" : "running");
 }
 
 static int act_step(xb_app *a, int argc, char **argv, char *msg, size_t cap)
@@ -356,7 +354,7 @@ static int act_step(xb_app *a, int argc, char **argv, char *msg, size_t cap)
 	(void)argv;
 	xb_report rep;
 	if (!a->model.paused)
-		return done(msg, cap, XB_ACT_ERROR, "step: pause first (p)");
+		return act_done(msg, cap, XB_ACT_ERROR, "step: pause first (p)");
 	if (session_step(a->s, &rep))
 		return from_report(msg, cap, &rep);
 	return XB_ACT_REDRAW;
@@ -375,13 +373,13 @@ static int act_probe(xb_app *a, int argc, char **argv, char *msg, size_t cap)
 		if (strcmp(argv[1], tricks[i].name) != 0)
 			continue;
 		if (argc > 2 && parse_number(argv[2], 0.1, 3600, &sec))
-			return done(msg, cap, XB_ACT_ERROR, "probe unplug SECONDS: 0.1 to 3600");
+			return act_done(msg, cap, XB_ACT_ERROR, "probe unplug SECONDS: 0.1 to 3600");
 		xb_report rep;
 		if (session_probe_trick(a->s, tricks[i].trick, sec, &rep))
 			return from_report(msg, cap, &rep);
-		return done(msg, cap, 0, "the virtual probe: %s", argv[1]);
+		return act_done(msg, cap, 0, "the virtual probe: %s", argv[1]);
 	}
-	return done(msg, cap, XB_ACT_ERROR, "probe drop, unplug [S], fault, wait or normal");
+	return act_done(msg, cap, XB_ACT_ERROR, "probe drop, unplug [S], fault, wait or normal");
 }
 
 static int act_trace(xb_app *a, int argc, char **argv, char *msg, size_t cap)
@@ -390,7 +388,7 @@ static int act_trace(xb_app *a, int argc, char **argv, char *msg, size_t cap)
 	xb_report rep;
 	if (session_load_trace(a->s, argv[1], &rep))
 		return from_report(msg, cap, &rep);
-	return done(msg, cap, 0, "predictions from %s", argv[1]);
+	return act_done(msg, cap, 0, "predictions from %s", argv[1]);
 }
 
 static int act_mark(xb_app *a, int argc, char **argv, char *msg, size_t cap)
@@ -401,7 +399,7 @@ static int act_mark(xb_app *a, int argc, char **argv, char *msg, size_t cap)
 		snprintf(label + n, sizeof label - n, "%s%s", i > 1 ? " " : "", argv[i]);
 	}
 	session_mark(a->s, label);
-	return done(msg, cap, 0, "marker '%s'", label);
+	return act_done(msg, cap, 0, "marker '%s'", label);
 }
 
 /* ---- Scripts ---- */
@@ -427,23 +425,23 @@ static int act_wait(xb_app *a, int argc, char **argv, char *msg, size_t cap)
 		if (strcmp(argv[1], kinds[k]) == 0)
 			break;
 	if (k == sizeof kinds / sizeof *kinds)
-		return done(msg, cap, XB_ACT_ERROR, "wait echoes N | samples N | seconds S | frames N | "
+		return act_done(msg, cap, XB_ACT_ERROR, "wait echoes N | samples N | seconds S | frames N | "
 			    "running | status NAME | probe ok | loop [TIMEOUT]");
 	snprintf(w->what, sizeof w->what, "%s", argv[1]);
 	int at = 2;
 	if (k <= 3) {
 		if (argc < 3 || parse_number(argv[2], 0, 1e12, &w->target))
-			return done(msg, cap, XB_ACT_ERROR, "wait %s needs a number", argv[1]);
+			return act_done(msg, cap, XB_ACT_ERROR, "wait %s needs a number", argv[1]);
 		at = 3;
 	} else if (k == 5 || k == 6) {
 		if (argc < 3)
-			return done(msg, cap, XB_ACT_ERROR, "wait %s needs a status name", argv[1]);
+			return act_done(msg, cap, XB_ACT_ERROR, "wait %s needs a status name", argv[1]);
 		snprintf(w->status, sizeof w->status, "%s", argv[2]);
 		at = 3;
 	}
 	w->timeout_s = 60;
 	if (argc > at && parse_number(argv[at], 0.1, 3600, &w->timeout_s))
-		return done(msg, cap, XB_ACT_ERROR, "wait: the timeout is 0.1 to 3600 seconds");
+		return act_done(msg, cap, XB_ACT_ERROR, "wait: the timeout is 0.1 to 3600 seconds");
 	w->active = 1;
 	return XB_ACT_REDRAW;
 }
@@ -456,7 +454,7 @@ static int act_caption(xb_app *a, int argc, char **argv, char *msg, size_t cap)
 		snprintf(text + k, sizeof text - k, "%s%s", i > 1 ? " " : "", argv[i]);
 	}
 	if (caption_check(text, why, sizeof why) != 0)
-		return done(msg, cap, XB_ACT_ERROR, "caption: %s", why);
+		return act_done(msg, cap, XB_ACT_ERROR, "caption: %s", why);
 	snprintf(a->caption, sizeof a->caption, "%s", text);
 	return XB_ACT_REDRAW;
 }
@@ -716,7 +714,7 @@ int actions_command(xb_app *a, const char *line, char *msg, size_t cap)
 	char why[256];
 	const xb_action *x = parse_command(copy, argv, &argc, why, sizeof why);
 	if (!x)
-		return done(msg, cap, XB_ACT_ERROR | XB_ACT_UNKNOWN, "%s", why);
+		return act_done(msg, cap, XB_ACT_ERROR | XB_ACT_UNKNOWN, "%s", why);
 	msg[0] = 0;
 	return x->run(a, argc, argv, msg, cap);
 }

@@ -100,6 +100,10 @@ typedef struct xb_action {
 
 /* The table, ended by a NULL name. */
 extern const xb_action app_actions[];
+/* An action's message (printf-style, into msg) and its flags: the flags given, MESSAGE and
+ * REDRAW. */
+int act_done(char *msg, size_t cap, int flags, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
 /* Runs the action a key is bound to; 0 when none is. */
 int actions_key(xb_app *a, int key, char *msg, size_t cap);
 /* Runs a ':' command line (without the ':'). XB_ACT_ERROR with msg for an unknown command

@@ -292,6 +292,7 @@ void edit_update_model(xb_app *a)
 	if (e->ed) {
 		pending_figures(a);
 		m->pending = e->pending;
+		m->pending_footprint = e->pending.footprint_lines;
 		m->pending_sets = e->have_pending_sets ? &e->pending_sets : NULL;
 	}
 	m->loop_running = editloop_state(l) == XB_LOOP_RUNNING;

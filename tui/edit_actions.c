@@ -14,20 +14,10 @@
 
 #define EDIT_MAX_TARGETS 8192
 
-static int done(char *msg, size_t cap, int flags, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-static int done(char *msg, size_t cap, int flags, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(msg, cap, fmt, ap);
-	va_end(ap);
-	return flags | XB_ACT_MESSAGE | XB_ACT_REDRAW;
-}
 
 static int failed(char *msg, size_t cap, const char *text)
 {
-	return done(msg, cap, XB_ACT_ERROR, "%s", text);
+	return act_done(msg, cap, XB_ACT_ERROR, "%s", text);
 }
 
 /* The editor, or why there is none. */
@@ -85,15 +75,15 @@ static int edit_result(char *msg, size_t cap, int rc, const xb_err *err, const x
 		       const char *fmt, ...)
 {
 	if (rc != 0)
-		return done(msg, cap, XB_ACT_ERROR, "%s", err->msg);
+		return act_done(msg, cap, XB_ACT_ERROR, "%s", err->msg);
 	char what[256];
 	va_list ap;
 	va_start(ap, fmt);
 	vsnprintf(what, sizeof what, fmt, ap);
 	va_end(ap);
 	if (res && res->note[0])
-		return done(msg, cap, 0, "%s (%s)", what, res->note);
-	return done(msg, cap, 0, "%s", what);
+		return act_done(msg, cap, 0, "%s (%s)", what, res->note);
+	return act_done(msg, cap, 0, "%s", what);
 }
 
 /* A placement by name: sram, hot, colour [SET|auto], default. */
@@ -253,7 +243,7 @@ int act_library(xb_app *a, int argc, char **argv, char *msg, size_t cap)
 			if (strcmp(img->libraries[i].name, name) == 0)
 				lib = (long)i;
 		if (lib < 0)
-			return done(msg, cap, XB_ACT_ERROR, "no library '%s' (the libraries panel lists "
+			return act_done(msg, cap, XB_ACT_ERROR, "no library '%s' (the libraries panel lists "
 				    "them: 1, m)", name);
 		rc = editor_place_library(ed, (int)lib, to, &res, &err);
 	}
@@ -288,7 +278,7 @@ int act_preset(xb_app *a, int argc, char **argv, char *msg, size_t cap)
 			      "first (P, or :profile)");
 	uint32_t sram = XB_EDIT_BUDGET;
 	if (strcmp(p, "sram") == 0 && argc > 2 && parse_bytes(argv[2], &sram) != 0)
-		return done(msg, cap, XB_ACT_ERROR, "preset sram %s: a size such as 8K or 8192", argv[2]);
+		return act_done(msg, cap, XB_ACT_ERROR, "preset sram %s: a size such as 8K or 8192", argv[2]);
 	const char *planner = strcmp(p, "color") == 0 ? "colour" : p;
 	rc = editor_apply_preset(ed, planner, sram, &res, &err);
 	return edit_result(msg, cap, rc, &err, &res, "the %s preset fills the pending layout (u "
@@ -304,7 +294,7 @@ int act_budget(xb_app *a, int argc, char **argv, char *msg, size_t cap)
 		return XB_ACT_ERROR | XB_ACT_MESSAGE | XB_ACT_REDRAW;
 	uint32_t bytes;
 	if (parse_bytes(argv[2], &bytes) != 0)
-		return done(msg, cap, XB_ACT_ERROR, "budget %s %s: a size such as 8K or 8192", argv[1],
+		return act_done(msg, cap, XB_ACT_ERROR, "budget %s %s: a size such as 8K or 8192", argv[1],
 			    argv[2]);
 	xb_err err;
 	int rc;
@@ -325,7 +315,7 @@ int act_undo(xb_app *a, int argc, char **argv, char *msg, size_t cap)
 		return XB_ACT_ERROR | XB_ACT_MESSAGE | XB_ACT_REDRAW;
 	int redo = strcmp(argv[0], "redo") == 0;
 	if (redo ? !editor_can_redo(ed) : !editor_can_undo(ed))
-		return done(msg, cap, XB_ACT_ERROR, "nothing to %s", argv[0]);
+		return act_done(msg, cap, XB_ACT_ERROR, "nothing to %s", argv[0]);
 	char label[256];
 	snprintf(label, sizeof label, "%s", redo ? editor_redo_label(ed) : editor_undo_label(ed));
 	xb_err err;
@@ -363,7 +353,7 @@ static int started(char *msg, size_t cap, int rc, const xb_report *rep, const ch
 static int started(char *msg, size_t cap, int rc, const xb_report *rep, const char *fmt, ...)
 {
 	if (rc != 0)
-		return done(msg, cap, XB_ACT_ERROR, "%s", rep->msg);
+		return act_done(msg, cap, XB_ACT_ERROR, "%s", rep->msg);
 	va_list ap;
 	va_start(ap, fmt);
 	vsnprintf(msg, cap, fmt, ap);
@@ -416,8 +406,8 @@ int act_xip_cache(xb_app *a, int argc, char **argv, char *msg, size_t cap)
 	xb_report rep;
 	int on = strcmp(argv[1], "on") == 0;
 	if (session_xip_cache(a->s, on, &rep) != 0)
-		return done(msg, cap, XB_ACT_ERROR, "%s", rep.msg);
-	return done(msg, cap, 0, "the XIP cache is %s%s", on ? "on" : "off",
+		return act_done(msg, cap, XB_ACT_ERROR, "%s", rep.msg);
+	return act_done(msg, cap, 0, "the XIP cache is %s%s", on ? "on" : "off",
 		    on ? "" : " (a measurement now shows what a build that leaves it off costs)");
 }
 
@@ -430,13 +420,13 @@ int act_revert(xb_app *a, int argc, char **argv, char *msg, size_t cap)
 		return XB_ACT_ERROR | XB_ACT_MESSAGE | XB_ACT_REDRAW;
 	xb_report rep;
 	if (editloop_revert(l, &rep) != 0)
-		return done(msg, cap, XB_ACT_ERROR, "%s", rep.msg);
+		return act_done(msg, cap, XB_ACT_ERROR, "%s", rep.msg);
 	/* the pending layout goes back too (one undo step) */
 	const xb_loop_image *g = editloop_flashed(l);
 	xb_err err;
 	if (a->edit->ed)
 		editor_load_layout(a->edit->ed, &g->layout, g->name, NULL, &err);
-	return done(msg, cap, 0, "going back to %s", g->name);
+	return act_done(msg, cap, 0, "going back to %s", g->name);
 }
 
 int act_cancel(xb_app *a, int argc, char **argv, char *msg, size_t cap)
@@ -449,7 +439,7 @@ int act_cancel(xb_app *a, int argc, char **argv, char *msg, size_t cap)
 	if (editloop_state(l) != XB_LOOP_RUNNING)
 		return failed(msg, cap, "nothing runs");
 	editloop_cancel(l);
-	return done(msg, cap, 0, "cancelling");
+	return act_done(msg, cap, 0, "cancelling");
 }
 
 /* :export DIR: the runs as report.md, runs.csv, runs.json, SVGs (and PNGs) */
@@ -495,7 +485,7 @@ int act_export(xb_app *a, int argc, char **argv, char *msg, size_t cap)
 	free(p_bars);
 	if (rc)
 		return failed(msg, cap, err.msg);
-	return done(msg, cap, 0, "%zu runs exported to %s: report.md, runs.csv, runs.json, bars.svg%s",
+	return act_done(msg, cap, 0, "%zu runs exported to %s: report.md, runs.csv, runs.json, bars.svg%s",
 		    m->nruns, dir, pngs ? ", bars.png" : "");
 }
 
