@@ -150,10 +150,11 @@ size_t history_writer_results(xb_history_writer *w, xb_history_result *out, size
 	(void)n;
 	pthread_mutex_lock(&w->lock);
 	size_t k = w->nresults < max ? w->nresults : max;
-	if (k)
+	if (k) { /* (no results: results may be NULL) */
 		memcpy(out, w->results, k * sizeof *out);
-	memmove(w->results, w->results + k, (w->nresults - k) * sizeof *w->results);
-	w->nresults -= k;
+		memmove(w->results, w->results + k, (w->nresults - k) * sizeof *w->results);
+		w->nresults -= k;
+	}
 	int more = w->nresults > 0;
 	pthread_mutex_unlock(&w->lock);
 	if (more)
