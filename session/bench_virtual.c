@@ -504,10 +504,8 @@ static void run_slice(bench_virtual *v, uint64_t n)
 		}
 		if (!run_cycles(v, to - c))
 			return;
-		if (v->srv) {
-			xb_err err;
-			dap_socket_service(v->srv, &err);
-		}
+		if (v->srv)
+			dap_socket_advance(v->srv);
 	}
 }
 

@@ -811,11 +811,21 @@ static void step_flash(xb_editloop *l, xb_loop_image *im)
 	next(l);
 }
 
+/* Whether the board's network is up: a measurement next needs no more (it makes its own
+ * idle window); otherwise the session's idle window too, so that the live view runs. */
+static int board_up(const xb_editloop *l)
+{
+	int phase = session_phase(l->s);
+	int measures = l->at + 1 < l->nplan && (l->plan[l->at + 1].step == XB_STEP_MEASURE ||
+						l->plan[l->at + 1].step == XB_STEP_SWEEP);
+	return phase == XB_PHASE_RUNNING || (measures && phase == XB_PHASE_IDLE);
+}
+
 static void step_bringup(xb_editloop *l, xb_loop_image *im)
 {
 	xb_session *s = l->s;
 	turbo(l, 1);
-	if (session_phase(s) == XB_PHASE_RUNNING) {
+	if (board_up(l)) {
 		next(l);
 		return;
 	}
@@ -839,7 +849,8 @@ static void step_measure(xb_editloop *l, xb_loop_image *im, int sweep_only)
 {
 	xb_session *s = l->s;
 	if (!l->entered) {
-		if (session_phase(s) != XB_PHASE_RUNNING) {
+		int phase = session_phase(s);
+		if (phase != XB_PHASE_RUNNING && phase != XB_PHASE_IDLE) {
 			set_progress(l, "measure %s: waiting for the board (%s)", im->name,
 				     session_phase_text(s));
 			return;

@@ -473,6 +473,26 @@ uint64_t jobs_next_due(const xb_session *s)
 	return j->deadline;
 }
 
+uint64_t jobs_horizon(const xb_session *s, uint64_t h)
+{
+	const job_state *j = s->job;
+	if (!j || j->result != XB_JOB_RUNNING)
+		return h;
+	/* an answer that comes back starts requests relative to the session's now */
+	uint64_t lockstep = s->now + JOB_TRAFFIC_LEAD_NS / 2;
+	if (j->reads_pending)
+		return h < lockstep ? h : lockstep;
+	/* otherwise nothing new is sent before the job's next deadline */
+	uint64_t e = jobs_next_due(s);
+	if (s->tr.sweep && s->tr.step_end < e)
+		e = s->tr.step_end;
+	if (e == UINT64_MAX)
+		return h;
+	uint64_t before = e > JOB_TRAFFIC_LEAD_NS / 2 ? e - JOB_TRAFFIC_LEAD_NS / 2 : 0;
+	uint64_t bound = before > lockstep ? before : lockstep;
+	return h < bound ? h : bound;
+}
+
 void jobs_echo(xb_session *s, const xb_echo_event *e)
 {
 	job_state *j = s->job;

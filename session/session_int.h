@@ -285,6 +285,10 @@ void live_new_image(xb_session *s);
 void jobs_pump(xb_session *s);
 uint64_t jobs_next_due(const xb_session *s);
 void jobs_free(xb_session *s);
+/* How far the board may run (h: the traffic's own bound) while a job measures: up to just
+ * before its next deadline, in lockstep with the session while an answer it waits for may
+ * start requests. */
+uint64_t jobs_horizon(const xb_session *s, uint64_t h);
 /* An echo event, and samples, for a running job. */
 void jobs_echo(xb_session *s, const xb_echo_event *e);
 void jobs_samples(xb_session *s, const xb_live_sample *v, size_t n);

@@ -8,7 +8,6 @@
 #include "session_int.h"
 
 #define TR_LOOKAHEAD_NS (20 * SS_MS) /* live: requests go to a scheduling bench this early */
-#define TR_JOB_LOOKAHEAD_NS (SS_MS / 2) /* ... while a job runs (jobs.c's lead is 1 ms) */
 #define TR_EVENTS 256
 
 void traffic_init(xb_session *s)
@@ -43,19 +42,15 @@ static uint64_t lookahead(const xb_session *s)
 {
 	if (!s->bench->ops->schedules)
 		return 0;
-	/* The board runs no further than this ahead of the session (traffic_horizon). While a
-	 * job measures, half the lead a job gives its requests: it sends them at exact
-	 * times, relative to answers it has just had, at any speed. Otherwise 20 ms of wall
-	 * time at the speed asked for (up to 64 times real time). */
-	if (s->job && session_job(s, NULL) == XB_JOB_RUNNING && !s->virtual_time)
-		return TR_JOB_LOOKAHEAD_NS;
+	/* 20 ms of wall time at the speed asked for (up to 64 times real time); the board
+	 * runs no further (traffic_horizon), and less far while a job measures */
 	double speed = s->is_virtual && !s->virtual_time && s->bst.speed > 1 ? s->bst.speed : 1;
 	return (uint64_t)((double)TR_LOOKAHEAD_NS * (speed < 64 ? speed : 64));
 }
 
 uint64_t traffic_horizon(const xb_session *s)
 {
-	return s->now + lookahead(s);
+	return jobs_horizon(s, s->now + lookahead(s));
 }
 
 long traffic_add_series(xb_session *s, int kind, int owner, uint64_t start_ns, double interval_ns,

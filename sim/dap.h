@@ -173,6 +173,10 @@ void dap_socket_set_paced(xb_dap_server *s, int paced);
 /* Paced mode: the board cycle at which the next held packet or response is due (0: none
  * held). */
 uint64_t dap_socket_next_due(const xb_dap_server *s);
+/* Paced mode: what the board's time allows now without touching the socket (responses
+ * queued for writing, held packets played): for a board that stops where packets fall due
+ * within a slice and services the socket at its end. Returns packets played. */
+int dap_socket_advance(xb_dap_server *s);
 /* Drops the client (as if it had gone away): for tests of a lost probe. */
 void dap_socket_drop_client(xb_dap_server *s);
 /* Closes the client and the listener and removes the socket file. */

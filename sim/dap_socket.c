@@ -324,6 +324,18 @@ static int dap_socket_paced_step(xb_dap_server *s)
 	}
 }
 
+int dap_socket_advance(xb_dap_server *s)
+{
+	if (!s->paced || s->client_fd < 0)
+		return 0;
+	int n = dap_socket_paced_step(s);
+	if (n < 0) {
+		dap_socket_drop(s);
+		return 0;
+	}
+	return n;
+}
+
 int dap_socket_service(xb_dap_server *s, xb_err *err)
 {
 	int packets = 0;
