@@ -11,12 +11,13 @@
 
 static const char usage[] =
 	"usage: xipbench plan --elf ELF [--map MAP] [--samples FILE] [--trace FILE]\n"
-	"                     --strategy hot|colour|sram|names [--sram-budget BYTES]\n"
+	"                     --strategy hot|colour|sram|names|noalloc [--sram-budget BYTES]\n"
 	"                     [--sram-libraries LIB,...] [--pad-budget BYTES]\n"
 	"                     [--target NAME] --out DIR [--json]\n"
 	"\n"
 	"Plans a layout of the image's functions and writes it to DIR: layout.txt, addresses.txt\n"
-	"(every function's predicted address), the GNU ld fragments (xipbench_hot.ld, xipbench_ramfunc.ld), the Zephyr files and names.txt.\n"
+	"(every function's predicted address), the GNU ld fragments (xipbench_hot.ld, xipbench_ramfunc.ld,\n"
+	"xipbench_noalloc.ld), the Zephyr files and names.txt.\n"
 	"Prints the predicted misses per echo beside the stock layout's and the OPT bound\n"
 	"(trace replay when --trace is given, else a conflict model from the samples).\n"
 	"\n"
@@ -28,6 +29,8 @@ static const char usage[] =
 	"                       colour: each hot function padded to a start set\n"
 	"                       sram: densest functions to SRAM within --sram-budget, rest coloured\n"
 	"                       names: only the SRAM name list, no colouring\n"
+	"                       noalloc: densest functions to SRAM within --sram-budget, the other\n"
+	"                       sampled ones through the flash alias that never fills the cache\n"
 	"  --sram-budget BYTES  SRAM for functions and their veneers (default 12288)\n"
 	"  --sram-libraries L   sram/names: every function of the libraries L (comma-separated\n"
 	"                       names as `info` lists them, e.g. net,usb) to SRAM instead of the\n"
@@ -95,10 +98,11 @@ static int run_plan(int argc, char **argv)
 		return cli_usage_error("plan", "--elf, --strategy and --out are required");
 	const xb_planner *pl = plan_find(strategy);
 	if (!pl)
-		return cli_usage_error("plan", "unknown strategy '%s' (hot, colour, sram, names)", strategy);
+		return cli_usage_error("plan", "unknown strategy '%s' (hot, colour, sram, names, noalloc)",
+				       strategy);
 	if (!samples && !trace)
 		return cli_usage_error("plan", "give PC samples (--samples) or a trace (--trace)");
-	if (libs && pl != &plan_sram && pl != &plan_names)
+	if (libs && pl != &plan_sram && pl != &plan_names && pl != &plan_noalloc)
 		return cli_usage_error("plan", "--sram-libraries goes with --strategy sram or names");
 
 	xb_target tg;

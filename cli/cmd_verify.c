@@ -88,9 +88,11 @@ static void print_json(FILE *f, const xb_verify_result *r, const char *summary, 
 	json_field(f, "layout", layout_dir);
 	json_field(f, "strategy", strategy);
 	fprintf(f, "  \"functions\": %zu,\n  \"placed\": %zu,\n  \"hot\": %zu,\n"
-		   "  \"coloured\": %zu,\n  \"sram\": %zu,\n  \"veneers_placed\": %zu,\n"
+		   "  \"coloured\": %zu,\n  \"sram\": %zu,\n  \"noalloc\": %zu,\n"
+		   "  \"veneers_placed\": %zu,\n"
 		   "  \"veneers_built\": %zu,\n  \"veneers_predicted\": %zu,\n",
-		r->functions, r->placed, r->hot, r->coloured, r->sram, r->veneers, r->veneers_built,
+		r->functions, r->placed, r->hot, r->coloured, r->sram, r->noalloc, r->veneers,
+		r->veneers_built,
 		r->veneers_predicted);
 	json_field(f, "summary", summary);
 	print_list(f, "problems", r->problems, r->nproblems, 0);

@@ -15,6 +15,7 @@ static void cli_report_count(cli_report *r, const xb_layout *l)
 		case XB_PLACE_HOT: r->functions_hot++; break;
 		case XB_PLACE_COLOUR: r->functions_coloured++; break;
 		case XB_PLACE_SRAM: r->functions_sram++; break;
+		case XB_PLACE_NOALLOC: r->functions_noalloc++; break;
 		default: break;
 		}
 	}
@@ -76,8 +77,9 @@ void cli_report_print(const cli_report *r, int json, FILE *f)
 		json_str(f, "layout", r->layout_dir);
 		json_str(f, "model", p->model);
 		fprintf(f, "  \"functions_hot\": %zu,\n  \"functions_coloured\": %zu,\n"
-			   "  \"functions_sram\": %zu,\n",
-			r->functions_hot, r->functions_coloured, r->functions_sram);
+			   "  \"functions_sram\": %zu,\n  \"functions_noalloc\": %zu,\n",
+			r->functions_hot, r->functions_coloured, r->functions_sram,
+			r->functions_noalloc);
 		fprintf(f, "  \"hot_bytes\": %u,\n  \"pad_bytes\": %u,\n  \"extra_ram_bytes\": %u,\n",
 			p->hot_bytes, p->pad_bytes, p->extra_ram);
 		json_num(f, "predicted_misses_per_echo", p->misses_per_echo, 0);
@@ -111,9 +113,11 @@ void cli_report_print(const cli_report *r, int json, FILE *f)
 	}
 	fprintf(f, "layout %s for %s (%s)\n", r->strategy ? r->strategy : "?", r->elf,
 		p->model ? p->model : "no model");
-	fprintf(f, "  functions: %zu hot, %zu coloured, %zu in SRAM; hot block %u bytes, "
-		   "padding %u bytes, extra RAM %u bytes\n",
-		r->functions_hot, r->functions_coloured, r->functions_sram, p->hot_bytes,
+	fprintf(f, "  functions: %zu hot, %zu coloured, %zu in SRAM", r->functions_hot,
+		r->functions_coloured, r->functions_sram);
+	if (r->functions_noalloc)
+		fprintf(f, ", %zu through the no-allocate alias", r->functions_noalloc);
+	fprintf(f, "; hot block %u bytes, padding %u bytes, extra RAM %u bytes\n", p->hot_bytes,
 		p->pad_bytes, p->extra_ram);
 	text_num(f, "predicted misses per echo", p->misses_per_echo, "");
 	text_num(f, "stock misses per echo", s->misses_per_echo, "");
@@ -126,7 +130,7 @@ void cli_report_print(const cli_report *r, int json, FILE *f)
 	fprintf(f, "  %-28s %u (stock %u)\n", "sets over ways", p->sets_over_ways,
 		s->sets_over_ways);
 	if (p->veneer_bytes_flash || p->veneer_bytes_ram)
-		fprintf(f, "  %-28s %u bytes in flash, %u in SRAM (calls between flash and SRAM)\n",
+		fprintf(f, "  %-28s %u bytes in flash, %u in SRAM (calls a BL cannot reach)\n",
 			"veneers", p->veneer_bytes_flash, p->veneer_bytes_ram);
 	for (size_t i = 0; r->l && i < r->l->nrefused; i++) {
 		char *q = image_qualified_name(r->img, &r->img->funcs[r->l->refused[i].func]);

@@ -10,7 +10,7 @@
 typedef struct cli_report {
 	const char *strategy;
 	const char *elf, *map, *trace, *samples, *layout_dir;
-	size_t functions_hot, functions_coloured, functions_sram;
+	size_t functions_hot, functions_coloured, functions_sram, functions_noalloc;
 	xb_prediction layout, stock;
 	const xb_image *img;         /* set by cli_report_predict, with: */
 	const xb_layout *l;          /* the layout (its refusals are printed) */

@@ -44,6 +44,7 @@ const char *layout_place_name(enum xb_place p)
 	case XB_PLACE_HOT: return "hot";
 	case XB_PLACE_COLOUR: return "colour";
 	case XB_PLACE_SRAM: return "sram";
+	case XB_PLACE_NOALLOC: return "noalloc";
 	}
 	return "?";
 }
@@ -55,8 +56,8 @@ int layout_write_file(const xb_layout *l, const xb_image *img, const char *path,
 	xb_strbuf sb = {0};
 	sb_printf(&sb, "# xipbench layout (strategy %s) for %s\n", l->strategy,
 		  img->path ? img->path : "?");
-	sb_puts(&sb, "# hot NAME | colour NAME WAY_OFFSET | sram NAME, in placement order; "
-		"pin NAME\n");
+	sb_puts(&sb, "# hot NAME | colour NAME WAY_OFFSET | sram NAME | noalloc NAME, in placement "
+		"order; pin NAME\n");
 	sb_printf(&sb, "strategy %s\n", l->strategy);
 	for (size_t i = 0; i < l->nrefused; i++) {
 		char *q = image_qualified_name(img, &img->funcs[l->refused[i].func]);
@@ -165,6 +166,8 @@ int layout_parse(xb_layout *l, const xb_image *img, const char *data, size_t len
 			place = XB_PLACE_HOT;
 		else if (strcmp(w[0], "sram") == 0 && nw == 2)
 			place = XB_PLACE_SRAM;
+		else if (strcmp(w[0], "noalloc") == 0 && nw == 2)
+			place = XB_PLACE_NOALLOC;
 		else if (strcmp(w[0], "colour") == 0 && nw == 3) {
 			place = XB_PLACE_COLOUR;
 			if (xb_parse_u64(w[2], &off) != 0 || off > UINT32_MAX) {
@@ -172,8 +175,8 @@ int layout_parse(xb_layout *l, const xb_image *img, const char *data, size_t len
 				break;
 			}
 		} else {
-			rc = xb_fail(err, "%s:%d: expected 'hot NAME', 'colour NAME OFFSET', 'sram NAME' "
-				     "or 'pin NAME'", name, lineno);
+			rc = xb_fail(err, "%s:%d: expected 'hot NAME', 'colour NAME OFFSET', 'sram NAME', "
+				     "'noalloc NAME' or 'pin NAME'", name, lineno);
 			break;
 		}
 		char *key = w[1];
@@ -399,6 +402,10 @@ static uint32_t barrier_align(uint32_t prev_end, uint32_t addr, uint32_t align)
  * stub sections with alignment power 3). */
 #define STUB_ALIGN 8u
 
+/* The load address of the no-allocate section follows the flash before it at this
+ * alignment (the script's `__xipbench_noalloc_load = ALIGN(8);`, docs/formats-snippets.md). */
+#define NOALLOC_ALIGN 8u
+
 typedef struct place_ctx {
 	const xb_image *img;
 	const xb_target *tg;
@@ -412,6 +419,12 @@ typedef struct place_ctx {
 	uint32_t *out_load;     /* per map output: load address after the layout */
 	uint32_t *stub_size;    /* per map output: bytes of veneers in its stub section */
 	uint32_t *stub_at;      /* per map output: where its stub section went */
+	/* the no-allocate section: run through a flash alias, loaded in flash (-1: none) */
+	int na_out;
+	uint32_t na_at;         /* its insertion point (an alias address) */
+	const int *na_block;    /* the inputs placed there, in order */
+	size_t nna;
+	uint32_t na_start, na_end;
 } place_ctx;
 
 static const xb_section *elf_section_named(const xb_image *img, const char *name)
@@ -428,6 +441,15 @@ static int output_in_region(const place_ctx *c, int i, enum xb_region_kind regio
 			    uint32_t *at, int *load_image)
 {
 	const xb_map_output *o = &c->img->map.outputs[i];
+	if (i == c->na_out) {
+		/* runs through an alias of flash, laid out with the flash its load image is in
+		 * (the stock build's empty section is in the map only) */
+		if (region != XB_REGION_FLASH)
+			return 0;
+		*at = (uint32_t)o->lma;
+		*load_image = 2;
+		return 1;
+	}
 	const xb_section *s = elf_section_named(c->img, o->name);
 	if (!s || !(s->flags & 2 /* SHF_ALLOC */))
 		return 0;
@@ -452,6 +474,17 @@ typedef struct region_out {
 	int load_image;
 } region_out;
 
+/* Address order; at one address (empty sections), the sections that run there, then the
+ * no-allocate section's load image, then other load images: the script puts the
+ * no-allocate section's load image after the read-only sections and before .data's. */
+static int region_out_before(const region_out *a, const region_out *b)
+{
+	static const int rank[3] = {0, 2, 1};
+	if (a->at != b->at)
+		return a->at < b->at;
+	return rank[a->load_image] < rank[b->load_image];
+}
+
 /* Map outputs that occupy memory of a region in the image, sorted by address. */
 static size_t region_outputs(const place_ctx *c, enum xb_region_kind region, region_out *v)
 {
@@ -462,7 +495,7 @@ static size_t region_outputs(const place_ctx *c, enum xb_region_kind region, reg
 		if (!output_in_region(c, (int)i, region, &r.at, &r.load_image))
 			continue;
 		size_t j = n++;
-		while (j > 0 && v[j - 1].at > r.at) {
+		while (j > 0 && region_out_before(&r, &v[j - 1])) {
 			v[j] = v[j - 1];
 			j--;
 		}
@@ -628,7 +661,26 @@ static int relayout_region(place_ctx *c, enum xb_region_kind region, uint32_t in
 			new_start = align_up(prev_new_end, sa);
 		uint32_t shift = new_start - start;
 		uint32_t new_end;
-		if (outs[k].load_image) {
+		if (outs[k].load_image == 2) {
+			/* the no-allocate section: loaded where the script's ALIGN puts it after
+			 * the flash before it, run at the same offset in its alias */
+			if (k > 0 && start >= prev_orig_end &&
+			    align_up(prev_orig_end, NOALLOC_ALIGN) == start)
+				new_start = align_up(prev_new_end, NOALLOC_ALIGN);
+			else
+				new_start = start;
+			uint32_t delta = (uint32_t)(o->addr - o->lma), vma = new_start + delta;
+			int out = outs[k].out;
+			uint32_t vend = relayout_output(c, out, vma - (uint32_t)o->addr, c->na_at,
+							c->na_block, NULL, c->nna, &c->na_start,
+							&c->na_end);
+			if (c->stub_size[out] && c->stub_at[out] + c->stub_size[out] > c->na_end)
+				c->na_end = c->stub_at[out] + c->stub_size[out];
+			c->out_at[out] = vma;
+			c->out_load[out] = new_start;
+			c->out_size[out] = vend - vma;
+			new_end = vend - delta;
+		} else if (outs[k].load_image) {
 			/* its contents were laid out with the region it runs in */
 			new_end = new_start + c->out_size[outs[k].out];
 			c->out_load[outs[k].out] = new_start;
@@ -684,13 +736,20 @@ void placement_free(xb_placement *p)
 	memset(p, 0, sizeof *p);
 }
 
-/* The region an input's code runs in under the layout (kind 2: moved to SRAM). */
-static enum xb_region_kind input_region(const place_ctx *c, const int8_t *kind, long i)
+/* Where an input's code runs under the layout, as far as a BL reaches: flash, SRAM, or the
+ * no-allocate alias (16 MB away from flash: a call either way goes through a veneer);
+ * -1 for anything else. kind: 2 moved to SRAM, 3 to the no-allocate section. */
+enum { ZONE_FLASH, ZONE_SRAM, ZONE_NOALLOC };
+static int input_zone(const place_ctx *c, const int8_t *kind, long i)
 {
 	if (kind[i] == 2)
-		return XB_REGION_SRAM;
+		return ZONE_SRAM;
+	if (kind[i] == 3)
+		return ZONE_NOALLOC;
 	const xb_region *r = target_region_of(c->tg, (uint32_t)c->img->map.inputs[i].addr);
-	return r ? r->kind : XB_REGION_OTHER;
+	if (!r)
+		return -1;
+	return r->kind == XB_REGION_FLASH ? ZONE_FLASH : r->kind == XB_REGION_SRAM ? ZONE_SRAM : -1;
 }
 
 static int veneer_cmp(const void *a, const void *b)
@@ -710,7 +769,8 @@ static int vcall_cmp(const void *a, const void *b)
 }
 
 /* The veneers the layout makes: one per stub section (the caller's output section) and
- * called address, for every call between flash and SRAM; sizes the stub sections. */
+ * called address, for every call between flash, SRAM and the no-allocate alias; sizes the
+ * stub sections. */
 static void find_veneers(place_ctx *c, const xb_calls *calls, const int8_t *kind, int ram_out,
 			 xb_placement *p)
 {
@@ -721,11 +781,11 @@ static void find_veneers(place_ctx *c, const xb_calls *calls, const int8_t *kind
 		long ti = mapfile_input_at(m, calls->v[k].target);
 		if (ci < 0 || ti < 0)
 			continue;
-		enum xb_region_kind cr = input_region(c, kind, ci), tr = input_region(c, kind, ti);
-		if (cr == tr || (cr != XB_REGION_FLASH && cr != XB_REGION_SRAM) ||
-		    (tr != XB_REGION_FLASH && tr != XB_REGION_SRAM))
+		int cz = input_zone(c, kind, ci), tz = input_zone(c, kind, ti);
+		if (cz == tz || cz < 0 || tz < 0)
 			continue;
-		int out = kind[ci] == 2 ? ram_out : m->inputs[ci].out_section;
+		int out = kind[ci] == 2 ? ram_out : kind[ci] == 3 ? c->na_out
+								  : m->inputs[ci].out_section;
 		if (out < 0)
 			continue;
 		xb_grow(&p->veneers, &cap, p->nveneers + 1, sizeof *p->veneers);
@@ -763,7 +823,7 @@ int layout_place_calls(const xb_image *img, const xb_target *tg, const xb_layout
 	if (!img->input_align)
 		return xb_fail(err, "%s: input section alignments are not resolved", ipath);
 	const xb_map *m = &img->map;
-	place_ctx c = {.img = img, .tg = tg, .way_mask = target_way_bytes(tg) - 1};
+	place_ctx c = {.img = img, .tg = tg, .way_mask = target_way_bytes(tg) - 1, .na_out = -1};
 	c.moved = xcalloc(m->ninputs + 1, 1);
 	c.is_code = xcalloc(m->ninputs + 1, 1);
 	c.new_in = xcalloc(m->ninputs + 1, sizeof *c.new_in);
@@ -783,9 +843,10 @@ int layout_place_calls(const xb_image *img, const xb_target *tg, const xb_layout
 		c.out_load[i] = (uint32_t)m->outputs[i].lma;
 	}
 	int *hot = xmalloc((l->n + 1) * sizeof *hot), *ram = xmalloc((l->n + 1) * sizeof *ram);
+	int *na = xmalloc((l->n + 1) * sizeof *na);
 	uint32_t *hot_off = xmalloc((l->n + 1) * sizeof *hot_off);
-	size_t nhot = 0, nram = 0;
-	int8_t *kind = xcalloc(m->ninputs + 1, 1); /* 0 none, 1 hot block, 2 SRAM */
+	size_t nhot = 0, nram = 0, nna = 0;
+	int8_t *kind = xcalloc(m->ninputs + 1, 1); /* 0 none, 1 hot block, 2 SRAM, 3 no-allocate */
 	int rc = -1;
 
 	for (size_t k = 0; k < l->n; k++) {
@@ -803,7 +864,7 @@ int layout_place_calls(const xb_image *img, const xb_target *tg, const xb_layout
 			xb_fail(err, "function %s: no input section in the map", f->name);
 			goto out;
 		}
-		int want = e->place == XB_PLACE_SRAM ? 2 : 1;
+		int want = e->place == XB_PLACE_SRAM ? 2 : e->place == XB_PLACE_NOALLOC ? 3 : 1;
 		if (kind[f->input] == want)
 			continue; /* another function of the same input section */
 		if (kind[f->input]) {
@@ -815,6 +876,8 @@ int layout_place_calls(const xb_image *img, const xb_target *tg, const xb_layout
 		c.moved[f->input] = 1;
 		if (want == 2) {
 			ram[nram++] = f->input;
+		} else if (want == 3) {
+			na[nna++] = f->input;
 		} else {
 			hot_off[nhot] = e->place == XB_PLACE_COLOUR ? (e->way_offset & c.way_mask)
 								    : NO_OFFSET;
@@ -850,6 +913,28 @@ int layout_place_calls(const xb_image *img, const xb_target *tg, const xb_layout
 		goto out;
 	}
 	int ram_out = r == 0 ? output_holding(&c, XB_REGION_SRAM, ram_at) : -1;
+	int rn = insertion_point(img, "noalloc", &c.na_at, err);
+	if (rn < 0)
+		goto out;
+	if (rn == 0) {
+		for (size_t i = 0; i < m->noutputs && c.na_out < 0; i++) {
+			const xb_map_output *o = &m->outputs[i];
+			if (c.na_at >= o->addr && c.na_at <= o->addr + o->size && o->lma != o->addr &&
+			    target_decode_xip(tg, (uint32_t)o->addr, NULL, NULL) &&
+			    target_decode_xip(tg, (uint32_t)o->lma, NULL, NULL))
+				c.na_out = (int)i;
+		}
+	}
+	if (nna && c.na_out < 0) {
+		xb_fail(err,
+			"%s: no no-allocate section: the linker script must INCLUDE "
+			"xipbench_noalloc.ld in a section run through a flash alias and loaded in "
+			"flash (symbol __xipbench_noalloc_start is %s)",
+			ipath, rn == 0 ? "in no such section" : "missing");
+		goto out;
+	}
+	c.na_block = na;
+	c.nna = nna;
 	find_veneers(&c, calls, kind, ram_out, out);
 	/* RAM first: the load images of RAM sections take room in flash */
 	if (relayout_region(&c, XB_REGION_SRAM, ram_at, r == 0, ram, NULL, nram, &out->ram_start,
@@ -880,6 +965,8 @@ int layout_place_calls(const xb_image *img, const xb_target *tg, const xb_layout
 		else
 			out->veneer_bytes_flash += XB_VENEER_BYTES;
 	}
+	out->noalloc_start = c.na_out >= 0 ? c.na_start : 0;
+	out->noalloc_end = c.na_out >= 0 ? c.na_end : 0;
 	out->extra_ram = out->ram_end - out->ram_start;
 	if (ram_out >= 0 && c.stub_size[ram_out] && c.stub_at[ram_out] >= out->ram_end)
 		out->extra_ram = c.stub_at[ram_out] + c.stub_size[ram_out] - out->ram_start;
@@ -892,6 +979,8 @@ int layout_place_calls(const xb_image *img, const xb_target *tg, const xb_layout
 			continue;
 		uint32_t oe = (uint32_t)(m->inputs[i].addr + m->inputs[i].size);
 		uint32_t ne = c.new_in[i] + (uint32_t)m->inputs[i].size;
+		if (kind[i] == 3) /* its load image */
+			ne -= c.out_at[c.na_out] - c.out_load[c.na_out];
 		old_end = oe > old_end ? oe : old_end;
 		new_end = ne > new_end ? ne : new_end;
 	}
@@ -911,6 +1000,7 @@ out:
 	free(kind);
 	free(hot);
 	free(ram);
+	free(na);
 	free(hot_off);
 	free(c.moved);
 	free(c.is_code);
@@ -1140,12 +1230,13 @@ static const xb_veneer_call *veneer_call(const xb_placement *p, uint32_t site, u
 	return NULL;
 }
 
-/* addr, through the flash alias at alias_base when it is in flash and xip is set. */
+/* addr, through the flash alias at alias_base when it is in flash (at its canonical
+ * address) and xip is set; code the layout runs through another alias keeps it. */
 static uint32_t keep_alias(const xb_target *tg, uint32_t addr, int xip, uint32_t alias_base)
 {
 	uint32_t off;
 	enum xb_alias_mode mode;
-	if (xip && target_decode_xip(tg, addr, &off, &mode))
+	if (xip && target_decode_xip(tg, addr, &off, &mode) && addr - off == tg->flash_base)
 		return alias_base + off;
 	return addr;
 }

@@ -18,6 +18,8 @@ enum xb_place {
 	XB_PLACE_HOT,         /* in the hot block, in entry order */
 	XB_PLACE_COLOUR,      /* in the hot block, padded to start at a chosen offset in the way */
 	XB_PLACE_SRAM,        /* in the RAM function section */
+	XB_PLACE_NOALLOC,     /* in the section run through the non-allocating flash alias
+			       * (RP2040 0x11000000: a hit is served, a miss does not fill) */
 };
 
 typedef struct xb_layout_entry {
@@ -34,7 +36,8 @@ typedef struct xb_refusal {
 } xb_refusal;
 
 /* Entries in order: hot and coloured entries in the order of the hot block, SRAM entries
- * in the order of the RAM function section. Functions not listed are XB_PLACE_DEFAULT.
+ * in the order of the RAM function section, no-allocate entries in the order of their
+ * section. Functions not listed are XB_PLACE_DEFAULT.
  * Pins are the functions the layout editor (layout_edit.h) keeps where they are when a
  * planner fills the layout; they do not change where anything goes. */
 typedef struct xb_layout {
@@ -55,7 +58,7 @@ void layout_add_pin(xb_layout *l, int func);
 const char *layout_place_name(enum xb_place p);
 
 /* layout.txt in a layout folder: "# comments", then one line per entry:
- *   hot NAME | colour NAME 0xOFFSET | sram NAME
+ *   hot NAME | colour NAME 0xOFFSET | sram NAME | noalloc NAME
  * then one line per pinned function:
  *   pin NAME
  * with NAME as image_qualified_name gives it (docs/formats-snippets.md). Files without pin
@@ -135,6 +138,7 @@ typedef struct xb_placement {
 	const xb_code *code;     /* the calls given to layout_place_calls (borrowed), or NULL */
 	uint32_t hot_start, hot_end;
 	uint32_t ram_start, ram_end;
+	uint32_t noalloc_start, noalloc_end; /* the no-allocate functions (alias addresses) */
 	uint32_t extra_ram;
 	uint32_t pad_bytes;
 	uint32_t flash_growth;   /* bytes the function-bearing flash sections grow by */

@@ -22,6 +22,7 @@ static void place_words(xb_edit_place to, char *buf, size_t cap)
 			snprintf(buf, cap, "to colour 0x%04x", to.way_offset);
 		return;
 	case XB_PLACE_SRAM: snprintf(buf, cap, "to SRAM"); return;
+	case XB_PLACE_NOALLOC: snprintf(buf, cap, "to the no-allocate alias"); return;
 	}
 	snprintf(buf, cap, "somewhere");
 }
@@ -93,7 +94,8 @@ static int place_units(xb_editor *ed, const int *units, size_t n, xb_edit_place 
 		       bool strict, const char *what, xb_edit_result *res, xb_err *err)
 {
 	if (to.place != XB_PLACE_DEFAULT && to.place != XB_PLACE_HOT &&
-	    to.place != XB_PLACE_COLOUR && to.place != XB_PLACE_SRAM)
+	    to.place != XB_PLACE_COLOUR && to.place != XB_PLACE_SRAM &&
+	    to.place != XB_PLACE_NOALLOC)
 		return xb_fail(err, "unknown placement %d", (int)to.place);
 	xb_edit_result r = {0};
 	edit_state *next = edit_state_copy(ed, ed->cur, true);
@@ -411,14 +413,16 @@ static edit_state *preset_state(xb_editor *ed, const xb_layout *l, const char *p
 	for (size_t k = 0; k < cur->nsram; k++)
 		if (cur->pinned[cur->sram[k]])
 			edit_state_set(next, cur->sram[k], (xb_edit_place){XB_PLACE_SRAM, 0});
+	for (size_t k = 0; k < cur->nnoalloc; k++)
+		if (cur->pinned[cur->noalloc[k]])
+			edit_state_set(next, cur->noalloc[k], (xb_edit_place){XB_PLACE_NOALLOC, 0});
 	*skipped = 0;
 	for (size_t k = 0; k < l->n; k++) {
 		const xb_layout_entry *e = &l->e[k];
 		if (e->place == XB_PLACE_DEFAULT || e->func < 0 || (size_t)e->func >= ed->nfuncs)
 			continue;
 		int u = ed->unit[e->func];
-		if (cur->pinned[u] || edit_hot_index(next, u) >= 0 ||
-		    edit_sram_index(next, u) >= 0)
+		if (cur->pinned[u] || edit_placed(next, u))
 			continue;
 		if (edit_unit_can_go(ed, u, e->place, NULL) != 0) {
 			*skipped += ed->unit_size[u];
@@ -497,7 +501,7 @@ int editor_apply_preset(xb_editor *ed, const char *planner, uint32_t sram_bytes,
 	result_clear(res);
 	const xb_planner *pl = plan_find(planner);
 	if (!pl)
-		return xb_fail(err, "no preset '%s' (hot, colour, sram, names)", planner);
+		return xb_fail(err, "no preset '%s' (hot, colour, sram, names, noalloc)", planner);
 	if (!ed->in.prof && !ed->in.trace)
 		return xb_fail(err, "presets need PC samples or a trace");
 	const edit_state *cur = ed->cur;
@@ -532,7 +536,7 @@ int editor_apply_preset(xb_editor *ed, const char *planner, uint32_t sram_bytes,
 		sram -= over_ram < sram ? over_ram : sram;
 		pad -= over_pad < pad ? over_pad : pad;
 	}
-	bool with_sram = pl == &plan_sram || pl == &plan_names;
+	bool with_sram = pl == &plan_sram || pl == &plan_names || pl == &plan_noalloc;
 	char *label = with_sram && sram_bytes != XB_EDIT_BUDGET
 			      ? xasprintf("applying the %s preset with %s bytes of SRAM", pl->name,
 					  edit_grouped(sram_bytes).s)

@@ -194,7 +194,8 @@ typedef struct xb_edit_usage {
 	uint32_t hot_bytes;    /* size of the hot block, padding included */
 	uint32_t veneer_bytes_flash, veneer_bytes_ram;
 	uint32_t sram_budget, pad_budget;
-	size_t functions[4];   /* functions (first of aliases) by pending enum xb_place */
+	size_t functions[XB_PLACE_NOALLOC + 1]; /* functions (first of aliases) by pending
+						 * enum xb_place */
 	size_t auto_colours;   /* of functions[XB_PLACE_COLOUR], those the editor colours */
 	size_t pinned;
 } xb_edit_usage;

@@ -21,6 +21,8 @@ typedef struct edit_state {
 	size_t nhot, hot_cap;
 	int *sram;             /* the RAM function section, in order */
 	size_t nsram, sram_cap;
+	int *noalloc;          /* the no-allocate section, in order */
+	size_t nnoalloc, noalloc_cap;
 	uint8_t *pinned;       /* per function index; set for units only */
 	uint32_t sram_budget, pad_budget;
 	char strategy[16];
@@ -79,9 +81,13 @@ edit_state *edit_state_copy(const xb_editor *ed, const edit_state *s, bool with_
 /* Where unit u is in the hot block / the RAM section, or -1. */
 long edit_hot_index(const edit_state *s, int u);
 long edit_sram_index(const edit_state *s, int u);
+long edit_noalloc_index(const edit_state *s, int u);
+/* Whether unit u has a place in s (hot block, RAM section or no-allocate section). */
+bool edit_placed(const edit_state *s, int u);
 void edit_drop_hot(edit_state *s, size_t k);
 /* Sends unit u to `to`: a unit already in the hot block keeps its position there, others
- * join the end of the hot block or of the RAM section. Returns whether anything changed. */
+ * join the end of the hot block, the RAM section or the no-allocate section. Returns
+ * whether anything changed. */
 bool edit_state_set(edit_state *s, int u, xb_edit_place to);
 /* Fills next from layout l (entries and pins), checking every unit may go where l says;
  * flashed: l is what the board runs, so the start-up rule does not refuse it. */

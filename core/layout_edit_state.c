@@ -47,6 +47,7 @@ void edit_state_free(edit_state *s)
 		return;
 	free(s->hot);
 	free(s->sram);
+	free(s->noalloc);
 	free(s->pinned);
 	free(s->label);
 	free(s);
@@ -69,6 +70,10 @@ edit_state *edit_state_copy(const xb_editor *ed, const edit_state *s, bool with_
 		if (s->nsram)
 			memcpy(c->sram, s->sram, s->nsram * sizeof *c->sram);
 		c->nsram = s->nsram;
+		xb_grow(&c->noalloc, &c->noalloc_cap, s->nnoalloc + 1, sizeof *c->noalloc);
+		if (s->nnoalloc)
+			memcpy(c->noalloc, s->noalloc, s->nnoalloc * sizeof *c->noalloc);
+		c->nnoalloc = s->nnoalloc;
 	}
 	return c;
 }
@@ -81,12 +86,28 @@ long edit_hot_index(const edit_state *s, int u)
 	return -1;
 }
 
-long edit_sram_index(const edit_state *s, int u)
+static long unit_index(const int *v, size_t n, int u)
 {
-	for (size_t k = 0; k < s->nsram; k++)
-		if (s->sram[k] == u)
+	for (size_t k = 0; k < n; k++)
+		if (v[k] == u)
 			return (long)k;
 	return -1;
+}
+
+long edit_sram_index(const edit_state *s, int u)
+{
+	return unit_index(s->sram, s->nsram, u);
+}
+
+long edit_noalloc_index(const edit_state *s, int u)
+{
+	return unit_index(s->noalloc, s->nnoalloc, u);
+}
+
+bool edit_placed(const edit_state *s, int u)
+{
+	return edit_hot_index(s, u) >= 0 || edit_sram_index(s, u) >= 0 ||
+	       edit_noalloc_index(s, u) >= 0;
 }
 
 void edit_drop_hot(edit_state *s, size_t k)
@@ -95,24 +116,33 @@ void edit_drop_hot(edit_state *s, size_t k)
 	s->nhot--;
 }
 
-static void state_drop_sram(edit_state *s, size_t k)
+static void drop_unit(int *v, size_t *n, long k)
 {
-	memmove(&s->sram[k], &s->sram[k + 1], (s->nsram - k - 1) * sizeof *s->sram);
-	s->nsram--;
+	if (k < 0)
+		return;
+	memmove(&v[k], &v[k + 1], (*n - (size_t)k - 1) * sizeof *v);
+	(*n)--;
+}
+
+static void push_unit(int **v, size_t *n, size_t *cap, int u)
+{
+	xb_grow(v, cap, *n + 1, sizeof **v);
+	(*v)[(*n)++] = u;
 }
 
 /* Sends unit u to `to`: a unit already in the hot block keeps its position there, others
- * join the end of the hot block or of the RAM section. Returns whether anything changed. */
+ * join the end of the hot block, the RAM section or the no-allocate section. Returns
+ * whether anything changed. */
 bool edit_state_set(edit_state *s, int u, xb_edit_place to)
 {
-	long h = edit_hot_index(s, u), r = edit_sram_index(s, u);
+	long h = edit_hot_index(s, u), r = edit_sram_index(s, u), a = edit_noalloc_index(s, u);
 	switch (to.place) {
 	case XB_PLACE_DEFAULT:
 		if (h >= 0)
 			edit_drop_hot(s, (size_t)h);
-		if (r >= 0)
-			state_drop_sram(s, (size_t)r);
-		return h >= 0 || r >= 0;
+		drop_unit(s->sram, &s->nsram, r);
+		drop_unit(s->noalloc, &s->nnoalloc, a);
+		return h >= 0 || r >= 0 || a >= 0;
 	case XB_PLACE_HOT:
 	case XB_PLACE_COLOUR: {
 		edit_slot slot = {.unit = u, .place = to.place,
@@ -123,8 +153,8 @@ bool edit_state_set(edit_state *s, int u, xb_edit_place to)
 			s->hot[h] = slot;
 			return true;
 		}
-		if (r >= 0)
-			state_drop_sram(s, (size_t)r);
+		drop_unit(s->sram, &s->nsram, r);
+		drop_unit(s->noalloc, &s->nnoalloc, a);
 		xb_grow(&s->hot, &s->hot_cap, s->nhot + 1, sizeof *s->hot);
 		s->hot[s->nhot++] = slot;
 		return true;
@@ -134,8 +164,16 @@ bool edit_state_set(edit_state *s, int u, xb_edit_place to)
 			return false;
 		if (h >= 0)
 			edit_drop_hot(s, (size_t)h);
-		xb_grow(&s->sram, &s->sram_cap, s->nsram + 1, sizeof *s->sram);
-		s->sram[s->nsram++] = u;
+		drop_unit(s->noalloc, &s->nnoalloc, a);
+		push_unit(&s->sram, &s->nsram, &s->sram_cap, u);
+		return true;
+	case XB_PLACE_NOALLOC:
+		if (a >= 0)
+			return false;
+		if (h >= 0)
+			edit_drop_hot(s, (size_t)h);
+		drop_unit(s->sram, &s->nsram, r);
+		push_unit(&s->noalloc, &s->nnoalloc, &s->noalloc_cap, u);
 		return true;
 	}
 	return false;
@@ -306,6 +344,12 @@ int edit_view_build(const xb_editor *ed, const edit_state *s, edit_view *v, xb_e
 		v->where[s->sram[k]] = XB_PLACE_SRAM;
 		v->position[s->sram[k]] = (long)k;
 	}
+	for (size_t k = 0; k < s->nnoalloc; k++) {
+		layout_add(&work, s->noalloc[k], XB_PLACE_NOALLOC, 0);
+		v->where[s->noalloc[k]] = XB_PLACE_NOALLOC;
+		v->position[s->noalloc[k]] = (long)k;
+	}
+	size_t nfar = s->nsram + s->nnoalloc;
 	int rc = 0;
 	for (size_t k = 0; k < s->nhot && rc == 0; k++) {
 		const edit_slot *slot = &s->hot[k];
@@ -324,12 +368,12 @@ int edit_view_build(const xb_editor *ed, const edit_state *s, edit_view *v, xb_e
 			layout_add(&work, slot->unit, slot->place, slot->way_offset);
 		}
 	}
-	/* the hot block first, then the RAM section, then the pins */
+	/* the hot block first, then the RAM and no-allocate sections, then the pins */
 	layout_init(&v->layout);
 	memcpy(v->layout.strategy, s->strategy, sizeof v->layout.strategy);
-	for (size_t k = s->nsram; k < work.n; k++)
+	for (size_t k = nfar; k < work.n; k++)
 		layout_add(&v->layout, work.e[k].func, work.e[k].place, work.e[k].way_offset);
-	for (size_t k = 0; k < s->nsram; k++)
+	for (size_t k = 0; k < nfar; k++)
 		layout_add(&v->layout, work.e[k].func, work.e[k].place, work.e[k].way_offset);
 	layout_free(&work);
 	for (size_t i = 0; i < ed->nfuncs; i++)
@@ -449,7 +493,7 @@ int edit_state_from_layout(xb_editor *ed, const xb_layout *l, bool flashed, edit
 			     xb_err *err)
 {
 	const xb_image *img = ed->img;
-	next->nhot = next->nsram = 0;
+	next->nhot = next->nsram = next->nnoalloc = 0;
 	memset(next->pinned, 0, ed->nfuncs);
 	for (size_t k = 0; k < l->n; k++) {
 		const xb_layout_entry *e = &l->e[k];
@@ -459,17 +503,20 @@ int edit_state_from_layout(xb_editor *ed, const xb_layout *l, bool flashed, edit
 			return xb_fail(err, "layout entry %zu: function index %d is not in the image",
 				       k + 1, e->func);
 		if (e->place != XB_PLACE_HOT && e->place != XB_PLACE_COLOUR &&
-		    e->place != XB_PLACE_SRAM)
+		    e->place != XB_PLACE_SRAM && e->place != XB_PLACE_NOALLOC)
 			return xb_fail(err, "layout entry %zu: unknown placement %d", k + 1,
 				       (int)e->place);
 		int u = ed->unit[e->func];
-		long h = edit_hot_index(next, u), r = edit_sram_index(next, u);
-		if ((e->place == XB_PLACE_SRAM && h >= 0) || (e->place != XB_PLACE_SRAM && r >= 0))
-			return xb_fail(err, "%s and %s share input section %s, but the layout puts one "
-				       "in SRAM and the other in the hot block", img->funcs[u].name,
+		long h = edit_hot_index(next, u), r = edit_sram_index(next, u),
+		     a = edit_noalloc_index(next, u);
+		bool hot = e->place == XB_PLACE_HOT || e->place == XB_PLACE_COLOUR;
+		if ((h >= 0 && !hot) || (r >= 0 && e->place != XB_PLACE_SRAM) ||
+		    (a >= 0 && e->place != XB_PLACE_NOALLOC))
+			return xb_fail(err, "%s and %s share input section %s, but the layout puts them "
+				       "in different places", img->funcs[u].name,
 				       img->funcs[e->func].name,
 				       img->map.inputs[img->funcs[u].input].section);
-		if (h >= 0 || r >= 0)
+		if (h >= 0 || r >= 0 || a >= 0)
 			continue; /* another function of the unit: its first entry places it */
 		if (edit_unit_can_go(ed, u, flashed ? XB_PLACE_HOT : e->place, err) != 0)
 			return -1;
@@ -691,7 +738,7 @@ void editor_usage(const xb_editor *ed, xb_edit_usage *out)
 static void layout_by_unit(const xb_editor *ed, const xb_layout *l, int8_t *where,
 			   uint32_t *offset, long *position, uint8_t *pinned)
 {
-	long nhot = 0, nsram = 0;
+	long count[XB_PLACE_NOALLOC + 1] = {0};
 	for (size_t i = 0; i < ed->nfuncs; i++)
 		position[i] = -1;
 	for (size_t k = 0; k < l->n; k++) {
@@ -703,7 +750,8 @@ static void layout_by_unit(const xb_editor *ed, const xb_layout *l, int8_t *wher
 			continue;
 		where[u] = (int8_t)e->place;
 		offset[u] = e->place == XB_PLACE_COLOUR ? e->way_offset & (ed->way - 1) : 0;
-		position[u] = e->place == XB_PLACE_SRAM ? nsram++ : nhot++;
+		/* the hot block holds hot and coloured units */
+		position[u] = count[e->place == XB_PLACE_COLOUR ? XB_PLACE_HOT : e->place]++;
 	}
 	for (size_t k = 0; k < l->npins; k++)
 		if (l->pins[k] >= 0 && (size_t)l->pins[k] < ed->nfuncs)

@@ -89,6 +89,25 @@ static int body_names(const xb_plan_input *in, const xb_heat *h, const int *hot,
 	return rc;
 }
 
+/* The study's non-allocating alias: the densest functions to SRAM within the budget, the
+ * other sampled ones run through the alias that serves hits but never fills the cache,
+ * so that they do not evict the dense code. */
+static int body_noalloc(const xb_plan_input *in, const xb_heat *h, const int *hot, size_t n,
+			xb_layout *out, xb_err *err)
+{
+	int8_t *in_sram = xcalloc(in->img->map.ninputs + 1, 1);
+	int rc = plan_select_sram(in, h, hot, n, out, in_sram, err);
+	for (size_t k = 0; rc == 0 && k < n; k++) {
+		const xb_function *f = &in->img->funcs[hot[k]];
+		if (f->input >= 0 && !in_sram[f->input] && f->region == XB_REGION_FLASH) {
+			in_sram[f->input] = 1; /* once per input section */
+			layout_add(out, hot[k], XB_PLACE_NOALLOC, 0);
+		}
+	}
+	free(in_sram);
+	return rc;
+}
+
 static int plan_run_hot(const xb_plan_input *in, xb_layout *out, xb_err *err)
 {
 	return run_planner(in, "hot", body_hot, out, err);
@@ -107,6 +126,11 @@ static int plan_run_sram(const xb_plan_input *in, xb_layout *out, xb_err *err)
 static int plan_run_names(const xb_plan_input *in, xb_layout *out, xb_err *err)
 {
 	return run_planner(in, "names", body_names, out, err);
+}
+
+static int plan_run_noalloc(const xb_plan_input *in, xb_layout *out, xb_err *err)
+{
+	return run_planner(in, "noalloc", body_noalloc, out, err);
 }
 
 const xb_planner plan_hot = {
@@ -131,7 +155,15 @@ const xb_planner plan_names = {
 	.plan = plan_run_names,
 };
 
-const xb_planner *const planners[] = {&plan_hot, &plan_colour, &plan_sram, &plan_names, NULL};
+const xb_planner plan_noalloc = {
+	.name = "noalloc",
+	.summary = "densest functions to SRAM within a budget, the other sampled ones through "
+		   "the non-allocating flash alias (needs the script's no-allocate section)",
+	.plan = plan_run_noalloc,
+};
+
+const xb_planner *const planners[] = {&plan_hot, &plan_colour, &plan_sram, &plan_names,
+				      &plan_noalloc, NULL};
 
 const xb_planner *plan_find(const char *name)
 {

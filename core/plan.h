@@ -28,12 +28,12 @@ typedef struct xb_plan_input {
 } xb_plan_input;
 
 typedef struct xb_planner {
-	const char *name;         /* "hot", "colour", "sram", "names" */
+	const char *name;         /* "hot", "colour", "sram", "names", "noalloc" */
 	const char *summary;
 	int (*plan)(const xb_plan_input *in, xb_layout *out, xb_err *err);
 } xb_planner;
 
-extern const xb_planner plan_hot, plan_colour, plan_sram, plan_names;
+extern const xb_planner plan_hot, plan_colour, plan_sram, plan_names, plan_noalloc;
 /* All planners, ended by NULL. */
 extern const xb_planner *const planners[];
 const xb_planner *plan_find(const char *name);

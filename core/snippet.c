@@ -261,14 +261,19 @@ static void snippet_plan_free(snippet_plan *p)
 	memset(p, 0, sizeof *p);
 }
 
-static bool snippet_in_sram(enum xb_place p)
+/* The fragment a placement's rules go in. */
+enum snippet_part { PART_HOT, PART_RAM, PART_NOALLOC };
+
+static enum snippet_part snippet_part_of(enum xb_place p)
 {
-	return p == XB_PLACE_SRAM;
+	return p == XB_PLACE_SRAM ? PART_RAM : p == XB_PLACE_NOALLOC ? PART_NOALLOC : PART_HOT;
 }
 
 static const char *snippet_place_words(enum xb_place p)
 {
-	return p == XB_PLACE_SRAM ? "in SRAM" : "in the hot block";
+	static const char *const words[] = {"in the hot block", "in SRAM",
+					    "in the no-allocate section"};
+	return words[snippet_part_of(p)];
 }
 
 /* The layout's strategy, as a comment may show it: a name like "*" "/" would end the comment. */
@@ -322,7 +327,7 @@ static int snippet_plan_build(const xb_image *img, const xb_target *tg, const xb
 		if (e->place == XB_PLACE_DEFAULT)
 			continue;
 		if (e->place != XB_PLACE_HOT && e->place != XB_PLACE_COLOUR &&
-		    e->place != XB_PLACE_SRAM) {
+		    e->place != XB_PLACE_SRAM && e->place != XB_PLACE_NOALLOC) {
 			rc = xb_fail(err, "layout entry %zu: unknown placement %d", i + 1,
 				     (int)e->place);
 			break;
@@ -340,7 +345,7 @@ static int snippet_plan_build(const xb_image *img, const xb_target *tg, const xb
 		int prev = owner[f->input];
 		if (prev >= 0) {
 			const snippet_rule *r = &p->r[prev];
-			if (snippet_in_sram(r->place) != snippet_in_sram(e->place)) {
+			if (snippet_part_of(r->place) != snippet_part_of(e->place)) {
 				char *a = snippet_escape(img->funcs[r->func].name);
 				char *b = snippet_escape(f->name ? f->name : "?");
 				rc = xb_fail(err, "functions %s and %s share the input section '%s' but "
@@ -374,11 +379,12 @@ static int snippet_plan_build(const xb_image *img, const xb_target *tg, const xb
 	return rc;
 }
 
-static void snippet_emit_rules(const snippet_plan *p, bool sram, bool quoted, xb_strbuf *out)
+static void snippet_emit_rules(const snippet_plan *p, enum snippet_part part, bool quoted,
+			       xb_strbuf *out)
 {
 	for (size_t i = 0; i < p->n; i++) {
 		const snippet_rule *r = &p->r[i];
-		if (snippet_in_sram(r->place) != sram)
+		if (snippet_part_of(r->place) != part)
 			continue;
 		/* Both terms absolute makes the padding a plain number inside an output section;
 		 * "0xOFF - ABSOLUTE(.)" would stay an absolute address, and ld would then read
@@ -397,6 +403,7 @@ enum snippet_fragment {
 	SNIPPET_RAM_GENERIC,
 	SNIPPET_HOT_ZEPHYR,
 	SNIPPET_RAM_ZEPHYR,
+	SNIPPET_NOALLOC_GENERIC,
 };
 
 /* The Zephyr variants quote section names because Zephyr runs linker scripts through the C
@@ -407,7 +414,8 @@ static int snippet_fragment(const xb_image *img, const xb_target *tg, const xb_l
 	snippet_plan p;
 	if (snippet_plan_build(img, tg, l, &p, err) != 0)
 		return -1;
-	bool sram = which == SNIPPET_RAM_GENERIC || which == SNIPPET_RAM_ZEPHYR;
+	enum snippet_part part = which == SNIPPET_RAM_GENERIC || which == SNIPPET_RAM_ZEPHYR
+		? PART_RAM : which == SNIPPET_NOALLOC_GENERIC ? PART_NOALLOC : PART_HOT;
 	bool zephyr = which == SNIPPET_HOT_ZEPHYR || which == SNIPPET_RAM_ZEPHYR;
 	switch (which) {
 	case SNIPPET_HOT_GENERIC:
@@ -428,10 +436,24 @@ static int snippet_fragment(const xb_image *img, const xb_target *tg, const xb_l
 			  "zephyr_linker_sources(RAMFUNC_SECTION ...), with .ramfunc placed before "
 			  "the text section. */\n", p.strategy);
 		break;
+	case SNIPPET_NOALLOC_GENERIC:
+		sb_printf(out, "/* xipbench no-allocate functions (strategy: %s): INCLUDE in a section "
+			  "run through the flash alias that never fills the cache, loaded in flash, "
+			  "that comes before the general text rule. */\n", p.strategy);
+		break;
 	}
-	const char *marker = sram ? "__xipbench_ramfunc" : "__xipbench_hot";
+	size_t elsewhere = 0;
+	for (size_t i = 0; i < p.n; i++)
+		elsewhere += snippet_part_of(p.r[i].place) == PART_NOALLOC;
+	if (zephyr && elsewhere)
+		sb_printf(out, "/* %zu input section%s for the no-allocate section %s not placed: "
+			  "Zephyr's scripts have no such section. */\n", elsewhere,
+			  elsewhere == 1 ? "" : "s", elsewhere == 1 ? "is" : "are");
+	static const char *const markers[] = {"__xipbench_hot", "__xipbench_ramfunc",
+					      "__xipbench_noalloc"};
+	const char *marker = markers[part];
 	sb_printf(out, "%s_start = .;\n", marker);
-	snippet_emit_rules(&p, sram, zephyr, out);
+	snippet_emit_rules(&p, part, zephyr, out);
 	sb_printf(out, "%s_end = .;\n", marker);
 	snippet_plan_free(&p);
 	return 0;
@@ -447,6 +469,12 @@ static int snippet_write_ramfunc(const xb_image *img, const xb_target *tg, const
 				 xb_strbuf *out, xb_err *err)
 {
 	return snippet_fragment(img, tg, l, SNIPPET_RAM_GENERIC, out, err);
+}
+
+static int snippet_write_noalloc(const xb_image *img, const xb_target *tg, const xb_layout *l,
+				 xb_strbuf *out, xb_err *err)
+{
+	return snippet_fragment(img, tg, l, SNIPPET_NOALLOC_GENERIC, out, err);
 }
 
 static int snippet_write_rom_start(const xb_image *img, const xb_target *tg, const xb_layout *l,
@@ -526,7 +554,7 @@ static int snippet_relocate(const xb_image *img, const xb_target *tg, const xb_l
 	int rc = 0;
 	for (size_t i = 0; i < p.n && rc == 0; i++) {
 		const snippet_rule *r = &p.r[i];
-		if (!snippet_in_sram(r->place))
+		if (snippet_part_of(r->place) != PART_RAM)
 			continue;
 		const xb_function *f = &img->funcs[r->func];
 		const xb_map_input *in = &img->map.inputs[r->sel.input];
@@ -814,6 +842,10 @@ const xb_snippet_writer snippet_writers[] = {
 	{.name = "ramfunc-ld", .file = "xipbench_ramfunc.ld",
 	 .summary = "SRAM function rules; INCLUDE in a RAM section placed before the text rule",
 	 .write = snippet_write_ramfunc},
+	{.name = "noalloc-ld", .file = "xipbench_noalloc.ld",
+	 .summary = "no-allocate function rules; INCLUDE in a section run through the "
+		    "non-allocating flash alias, placed before the text rule",
+	 .write = snippet_write_noalloc},
 	{.name = "zephyr-rom-start", .file = "zephyr/rom_start.ld",
 	 .summary = "hot block rules for zephyr_linker_sources(ROM_START ...)",
 	 .write = snippet_write_rom_start},
@@ -898,6 +930,10 @@ int snippet_write_stock(const char *dir, xb_err *err)
 	static const char ram[] = "/* xipbench RAM functions: stock build, no functions moved. */\n"
 				  "__xipbench_ramfunc_start = .;\n"
 				  "__xipbench_ramfunc_end = .;\n";
+	static const char noalloc[] = "/* xipbench no-allocate functions: stock build, no "
+				      "functions moved. */\n"
+				      "__xipbench_noalloc_start = .;\n"
+				      "__xipbench_noalloc_end = .;\n";
 	if (xb_mkdirs(dir, err) != 0)
 		return -1;
 	char *path = xasprintf("%s/xipbench_hot.ld", dir);
@@ -907,6 +943,11 @@ int snippet_write_stock(const char *dir, xb_err *err)
 		return -1;
 	path = xasprintf("%s/xipbench_ramfunc.ld", dir);
 	rc = xb_write_file_atomic(path, ram, sizeof ram - 1, err);
+	free(path);
+	if (rc != 0)
+		return -1;
+	path = xasprintf("%s/xipbench_noalloc.ld", dir);
+	rc = xb_write_file_atomic(path, noalloc, sizeof noalloc - 1, err);
 	free(path);
 	return rc;
 }

@@ -26,6 +26,8 @@ typedef struct xb_snippet_writer {
  *                        `. = . + ((ABSOLUTE(OFF) - ABSOLUTE(.)) & (WAY-1));`
  *   xipbench_ramfunc.ld  generic INCLUDE for a RAM section copied at boot; it must come before
  *                        the general text rule in the script
+ *   xipbench_noalloc.ld  generic INCLUDE for a section run through the non-allocating flash
+ *                        alias and loaded in flash; before the general text rule too
  *   zephyr/rom_start.ld  for zephyr_linker_sources(ROM_START ...) (section names quoted)
  *   zephyr/ramfunc.ld    for zephyr_linker_sources(RAMFUNC_SECTION ...)
  *   zephyr/relocate.cmake  zephyr_code_relocate(LIBRARY|FILES ... FILTER ... LOCATION SRAM_TEXT)
@@ -45,7 +47,8 @@ int snippet_write_all(const xb_image *img, const xb_target *tg, const xb_layout 
 		      const char *dir, xb_err *err);
 
 /* Writes the empty fragments (markers only) a linker script INCLUDEs for a stock build:
- * xipbench_hot.ld and xipbench_ramfunc.ld, each a comment line and the two marker lines. */
+ * xipbench_hot.ld, xipbench_ramfunc.ld and xipbench_noalloc.ld, each a comment line and the
+ * two marker lines. */
 int snippet_write_stock(const char *dir, xb_err *err);
 
 /* Appends the input-section selector for a function: "*(.text.foo)" when the section name

@@ -11,6 +11,7 @@ typedef struct vctx {
 	const xb_target *tg;
 	int *role;           /* per stock function */
 	uint32_t *offset;    /* per stock function: planned way offset (COLOUR) */
+	uint8_t *noalloc;    /* per stock function: planned for the no-allocate section */
 	char *out_of_order;  /* per stock function */
 	char *bad;           /* per stock function: a problem was reported */
 	long *match;         /* per stock function: the built function, or -1 */
@@ -292,6 +293,7 @@ static void check_function(vctx *c, size_t i, uint32_t way)
 	r->hot += role == XB_VERIFY_HOT;
 	r->coloured += role == XB_VERIFY_COLOUR;
 	r->sram += role == XB_VERIFY_SRAM;
+	r->noalloc += c->noalloc[i];
 }
 
 static int cmp_u32(const void *a, const void *b)
@@ -377,13 +379,26 @@ static void check_veneers(vctx *c)
 		used[k] = -1;
 	for (size_t v = 0; v < b->nfuncs; v++)
 		paired[v] = -1;
-	/* by the function called: first at the predicted address, then anywhere */
-	for (int pass = 0; pass < 2; pass++) {
+	/* per predicted veneer: the addresses its stub section spans */
+	uint32_t *lo = xmalloc((np + 1) * sizeof *lo), *hi = xmalloc((np + 1) * sizeof *hi);
+	for (size_t g0 = 0, g1; g0 < np; g0 = g1) {
+		for (g1 = g0; g1 < np && p->veneers[g1].out == p->veneers[g0].out; g1++)
+			;
+		for (size_t k = g0; k < g1; k++) {
+			lo[k] = p->veneers[g0].addr;
+			hi[k] = p->veneers[g1 - 1].addr + XB_VENEER_BYTES;
+		}
+	}
+	/* by the function called (several stub sections may each hold a veneer to it): first
+	 * at the predicted address, then in the predicted stub section, then anywhere */
+	for (int pass = 0; pass < 3; pass++) {
 		for (size_t v = 0; v < b->nfuncs; v++) {
 			if (!c->veneer[v] || paired[v] >= 0)
 				continue;
+			uint32_t at = b->funcs[v].addr;
 			for (size_t k = 0; k < np; k++) {
-				if (used[k] >= 0 || (pass == 0 && p->veneers[k].addr != b->funcs[v].addr) ||
+				if (used[k] >= 0 || (pass == 0 && p->veneers[k].addr != at) ||
+				    (pass == 1 && (at < lo[k] || at >= hi[k])) ||
 				    !veneer_calls(c, v, p->veneers[k].target))
 					continue;
 				used[k] = (long)v;
@@ -428,6 +443,8 @@ static void check_veneers(vctx *c)
 	}
 	free(paired);
 	free(used);
+	free(lo);
+	free(hi);
 }
 
 int verify_image(const xb_image *stock, const xb_target *tg, const xb_layout *l,
@@ -448,6 +465,7 @@ int verify_image(const xb_image *stock, const xb_target *tg, const xb_layout *l,
 	size_t ns = stock->nfuncs, nb = built->nfuncs;
 	c.role = xmalloc((ns + 1) * sizeof *c.role);
 	c.offset = xcalloc(ns + 1, sizeof *c.offset);
+	c.noalloc = xcalloc(ns + 1, 1);
 	c.out_of_order = xcalloc(ns + 1, 1);
 	c.bad = xcalloc(ns + 1, 1);
 	c.match = xmalloc((ns + 1) * sizeof *c.match);
@@ -467,12 +485,14 @@ int verify_image(const xb_image *stock, const xb_target *tg, const xb_layout *l,
 				  : e->place == XB_PLACE_SRAM   ? XB_VERIFY_SRAM
 								: XB_VERIFY_OTHER;
 		c.offset[e->func] = e->way_offset;
+		c.noalloc[e->func] = e->place == XB_PLACE_NOALLOC;
 	}
 	for (size_t i = 0; i < ns; i++) {
 		int a = stock->funcs[i].alias_of;
 		if (a >= 0 && (size_t)a < ns) { /* aliases go where their first goes */
 			c.role[i] = c.role[a];
 			c.offset[i] = c.offset[a];
+			c.noalloc[i] = c.noalloc[a];
 		}
 	}
 	for (size_t j = 0; j < nb; j++) {
@@ -497,6 +517,7 @@ int verify_image(const xb_image *stock, const xb_target *tg, const xb_layout *l,
 
 	free(c.role);
 	free(c.offset);
+	free(c.noalloc);
 	free(c.out_of_order);
 	free(c.bad);
 	free(c.match);
@@ -561,6 +582,8 @@ void verify_summary(const xb_verify_result *r, xb_strbuf *out)
 		sb_printf(out, "%zu functions where the plan put them: %zu in the hot block, %zu "
 			       "coloured, %zu in SRAM",
 			  r->placed, r->hot, r->coloured, r->sram);
+		if (r->noalloc)
+			sb_printf(out, ", %zu in the no-allocate section", r->noalloc);
 		if (r->veneers_built && r->veneers == r->veneers_built && !r->nnotes)
 			sb_printf(out, "; %zu veneers where predicted", r->veneers);
 		else if (r->veneers_built || r->nnotes)

@@ -59,6 +59,7 @@ typedef struct xb_verify_result {
 	size_t functions;    /* stock functions (aliases not counted) */
 	size_t placed;       /* of those, where the plan put them */
 	size_t hot, coloured, sram; /* of those, by role */
+	size_t noalloc;             /* of the others, those in the no-allocate section */
 	size_t veneers;      /* veneers of the built image where the placement predicted */
 	size_t veneers_built, veneers_predicted;
 } xb_verify_result;

@@ -181,6 +181,9 @@ static const char *place_text(char *buf, size_t cap, const place_of *p)
 	case XB_PLACE_SRAM:
 		snprintf(buf, cap, "SRAM");
 		break;
+	case XB_PLACE_NOALLOC:
+		snprintf(buf, cap, "no-alloc");
+		break;
 	default:
 		snprintf(buf, cap, "flash");
 	}
@@ -224,9 +227,13 @@ static double layout_key_of(const layout_state *s, const xb_model *m, size_t i)
 	case SORT_ADDRESS:
 		return -(double)f->addr;
 	case SORT_PENDING: {
-		/* the hot block in its order, then the RAM function section, then the rest */
+		/* the hot block in its order, then the RAM function section, then the
+		 * no-allocate section, then the rest */
 		const place_of *p = &s->pend[i];
-		double rank = p->place == XB_PLACE_DEFAULT ? 2 : p->place == XB_PLACE_SRAM ? 1 : 0;
+		double rank = p->place == XB_PLACE_DEFAULT   ? 3
+			      : p->place == XB_PLACE_NOALLOC ? 2
+			      : p->place == XB_PLACE_SRAM    ? 1
+							     : 0;
 		return -(rank * 1e9 + (p->position > 0 ? (double)p->position : 0));
 	}
 	}
@@ -432,6 +439,10 @@ static void header_counts(const layout_state *s, const xb_edit_usage *u, wg_pen 
 	layout_item(p, NULL, v, XB_EL_NORMAL, l);
 	snprintf(v, sizeof v, "%zu", u->functions[XB_PLACE_SRAM]);
 	layout_item(p, NULL, v, XB_EL_NORMAL, " in SRAM");
+	if (u->functions[XB_PLACE_NOALLOC]) {
+		snprintf(v, sizeof v, "%zu", u->functions[XB_PLACE_NOALLOC]);
+		layout_item(p, NULL, v, XB_EL_NORMAL, " no-allocate");
+	}
 	snprintf(v, sizeof v, "%zu", u->pinned);
 	layout_item(p, NULL, v, XB_EL_NORMAL, " pinned");
 	snprintf(v, sizeof v, "%zu", s->ndiff);

@@ -557,17 +557,19 @@ const xb_action app_actions[] = {
 	 "chosen for them", "Layout", 0, 1, act_place},
 	{"default", "D", "", "the chosen functions back where the linker puts them", "Layout", 0, 0,
 	 act_place},
+	{"noalloc", "A", "", "the chosen functions through the flash alias that never fills the "
+	 "cache", "Layout", 0, 0, act_place},
 	{"pin", "!", "[on|off]", "pin the chosen functions (presets leave them alone), or unpin",
 	 "Layout", 0, 1, act_pin},
 	{"hot-up", "[", "", "the selected function one place earlier in the hot block", "Layout", 0,
 	 0, act_hot_step},
 	{"hot-down", "]", "", "one place later", "Layout", 0, 0, act_hot_step},
-	{"library", "", "NAME sram|hot|colour [SET]|default", "every function of a library",
+	{"library", "", "NAME sram|hot|colour [SET]|noalloc|default", "every function of a library",
 	 "Layout", 2, 4, act_library},
-	{"group", "", "NAME sram|hot|colour [SET]|default", "every function of a display group "
-	 "(\"IP stack\")", "Layout", 2, 8, act_library},
-	{"preset", "", "hot|colour|sram SIZE|names FILE", "fill the pending layout from a planner "
-	 "(pinned functions stay)", "Layout", 1, 2, act_preset},
+	{"group", "", "NAME sram|hot|colour [SET]|noalloc|default", "every function of a display "
+	 "group (\"IP stack\")", "Layout", 2, 8, act_library},
+	{"preset", "", "hot|colour|sram SIZE|noalloc SIZE|names FILE", "fill the pending layout "
+	 "from a planner (pinned functions stay)", "Layout", 1, 2, act_preset},
 	{"budget", "", "sram|pad SIZE", "the SRAM or padding bytes edits and presets may use",
 	 "Layout", 2, 2, act_budget},
 	{"undo", "u", "", "undo the last edit of the pending layout", "Layout", 0, 0, act_undo},

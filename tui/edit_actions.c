@@ -86,7 +86,7 @@ static int edit_result(char *msg, size_t cap, int rc, const xb_err *err, const x
 	return act_done(msg, cap, 0, "%s", what);
 }
 
-/* A placement by name: sram, hot, colour [SET|auto], default. */
+/* A placement by name: sram, hot, colour [SET|auto], noalloc, default. */
 static int parse_place(const xb_app *a, const char *name, const char *arg, xb_edit_place *to,
 		       char *msg, size_t cap)
 {
@@ -94,6 +94,8 @@ static int parse_place(const xb_app *a, const char *name, const char *arg, xb_ed
 		*to = (xb_edit_place){XB_PLACE_SRAM, 0};
 	} else if (strcmp(name, "hot") == 0) {
 		*to = (xb_edit_place){XB_PLACE_HOT, 0};
+	} else if (strcmp(name, "noalloc") == 0) {
+		*to = (xb_edit_place){XB_PLACE_NOALLOC, 0};
 	} else if (strcmp(name, "default") == 0 || strcmp(name, "flash") == 0) {
 		*to = (xb_edit_place){XB_PLACE_DEFAULT, 0};
 	} else if (strcmp(name, "colour") == 0 || strcmp(name, "color") == 0) {
@@ -109,7 +111,7 @@ static int parse_place(const xb_app *a, const char *name, const char *arg, xb_ed
 			to->way_offset = (uint32_t)set * a->tg.cache.line;
 		}
 	} else {
-		snprintf(msg, cap, "'%s': sram, hot, colour [SET|auto] or default", name);
+		snprintf(msg, cap, "'%s': sram, hot, colour [SET|auto], noalloc or default", name);
 		return -1;
 	}
 	return 0;
@@ -119,6 +121,7 @@ static const char *place_text(const xb_edit_place *to, char *buf, size_t cap)
 {
 	switch (to->place) {
 	case XB_PLACE_SRAM: return "to SRAM";
+	case XB_PLACE_NOALLOC: return "to the no-allocate alias";
 	case XB_PLACE_HOT: return "into the hot block";
 	case XB_PLACE_COLOUR:
 		if (to->way_offset == XB_WAY_AUTO)
@@ -252,7 +255,7 @@ int act_library(xb_app *a, int argc, char **argv, char *msg, size_t cap)
 			   place_text(&to, buf, sizeof buf));
 }
 
-/* :preset hot | colour | sram SIZE | names FILE */
+/* :preset hot | colour | sram SIZE | noalloc SIZE | names FILE */
 int act_preset(xb_app *a, int argc, char **argv, char *msg, size_t cap)
 {
 	xb_editor *ed = editor(a, msg, cap);
@@ -270,15 +273,18 @@ int act_preset(xb_app *a, int argc, char **argv, char *msg, size_t cap)
 		return edit_result(msg, cap, rc, &err, &res, "the names of %s to SRAM", argv[2]);
 	}
 	if (strcmp(p, "hot") != 0 && strcmp(p, "colour") != 0 && strcmp(p, "color") != 0 &&
-	    strcmp(p, "sram") != 0)
+	    strcmp(p, "sram") != 0 && strcmp(p, "noalloc") != 0)
 		return failed(msg, cap, "preset hot | colour | sram SIZE (colouring + SIZE of SRAM) | "
-			      "names FILE");
+			      "noalloc SIZE (SIZE of SRAM, the other sampled code through the "
+			      "non-allocating alias) | names FILE");
 	if (!in->prof && !in->trace)
 		return failed(msg, cap, "the presets plan from a profile: record the planning profile "
 			      "first (P, or :profile)");
 	uint32_t sram = XB_EDIT_BUDGET;
-	if (strcmp(p, "sram") == 0 && argc > 2 && parse_bytes(argv[2], &sram) != 0)
-		return act_done(msg, cap, XB_ACT_ERROR, "preset sram %s: a size such as 8K or 8192", argv[2]);
+	if ((strcmp(p, "sram") == 0 || strcmp(p, "noalloc") == 0) && argc > 2 &&
+	    parse_bytes(argv[2], &sram) != 0)
+		return act_done(msg, cap, XB_ACT_ERROR, "preset %s %s: a size such as 8K or 8192", p,
+				argv[2]);
 	const char *planner = strcmp(p, "color") == 0 ? "colour" : p;
 	rc = editor_apply_preset(ed, planner, sram, &res, &err);
 	return edit_result(msg, cap, rc, &err, &res, "the %s preset fills the pending layout (u "

@@ -34,8 +34,8 @@ void synth_image(xb_image *img, size_t n, uint64_t seed)
 	img->has_map = true;
 	xb_map *m = &img->map;
 	m->path = xstrdup("synthetic.map");
-	m->outputs = xcalloc(2, sizeof *m->outputs);
-	m->noutputs = m->outputs_cap = 2;
+	m->outputs = xcalloc(3, sizeof *m->outputs);
+	m->noutputs = m->outputs_cap = 3;
 	img->funcs = xcalloc(n + 1, sizeof *img->funcs);
 	img->nfuncs = n;
 	uint32_t cur = 0x10000100;
@@ -69,8 +69,13 @@ void synth_image(xb_image *img, size_t n, uint64_t seed)
 	}
 	m->outputs[0] = (xb_map_output){.name = xstrdup(".text"), .addr = 0x10000100,
 					 .size = cur - 0x10000100, .lma = 0x10000100};
+	/* the empty no-allocate section (a script of docs/formats-snippets.md's shape): its
+	 * load image at ALIGN(8) after the text, run at the same offset in the 0x11 alias */
+	uint32_t na_load = (cur + 7) & ~7u, na_at = na_load + 0x01000000;
 	m->outputs[1] = (xb_map_output){.name = xstrdup(".data"), .addr = 0x20000000,
-					 .size = 0x100, .lma = cur};
+					 .size = 0x100, .lma = na_load};
+	m->outputs[2] = (xb_map_output){.name = xstrdup(".xipbench_noalloc"), .addr = na_at,
+					 .size = 0, .lma = na_load};
 	add_input(m, ".data", "data.o", 0x20000000, 0x100, 1);
 	aligns[n + 1] = 4;
 	img->input_align = aligns;
@@ -85,12 +90,14 @@ void synth_image(xb_image *img, size_t n, uint64_t seed)
 	img->libraries = xcalloc(1, sizeof *img->libraries);
 	img->nlibraries = 1;
 	img->libraries[0] = (xb_library){.name = xstrdup("synth"), .group = xstrdup("synth")};
-	img->markers = xcalloc(4, sizeof *img->markers);
-	img->nmarkers = 4;
+	img->markers = xcalloc(6, sizeof *img->markers);
+	img->nmarkers = 6;
 	img->markers[0] = (xb_marker){xstrdup("__xipbench_hot_start"), 0x100001C0};
 	img->markers[1] = (xb_marker){xstrdup("__xipbench_hot_end"), 0x100001C0};
 	img->markers[2] = (xb_marker){xstrdup("__xipbench_ramfunc_start"), 0x20000000};
 	img->markers[3] = (xb_marker){xstrdup("__xipbench_ramfunc_end"), 0x20000000};
+	img->markers[4] = (xb_marker){xstrdup("__xipbench_noalloc_start"), na_at};
+	img->markers[5] = (xb_marker){xstrdup("__xipbench_noalloc_end"), na_at};
 }
 
 void synth_image_free(xb_image *img)

@@ -106,6 +106,7 @@ mkdir -p "$OUT/obj/app" "$OUT/obj/kernel" "$OUT/obj/drivers" "$OUT/obj/net" "$OU
 	"$OUT/gen" "$OUT/stock"
 printf '__xipbench_hot_start = .;\n__xipbench_hot_end = .;\n' >"$OUT/stock/xipbench_hot.ld"
 printf '__xipbench_ramfunc_start = .;\n__xipbench_ramfunc_end = .;\n' >"$OUT/stock/xipbench_ramfunc.ld"
+printf '__xipbench_noalloc_start = .;\n__xipbench_noalloc_end = .;\n' >"$OUT/stock/xipbench_noalloc.ld"
 echo "VARIANT=$VARIANT" >"$OUT/build.env"
 
 for f in boot2 vectors string main; do compile app "$FW/app/$f.c"; done

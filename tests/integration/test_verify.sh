@@ -1,7 +1,7 @@
 # test_verify: `xipbench verify` on real GNU ld relinks of the fixture firmware (two static
 # functions named helper): hot, colour, SRAM and name-list layouts verify clean; a layout
 # edited after its relink, and a relink with another layout's fragments, fail naming the
-# function; usage errors exit 2. Oracle for the relinks: GNU ld through build-fixture.sh.
+# function; a no-allocate layout runs its functions at 0x11... (nm); usage errors exit 2. Oracle for the relinks: GNU ld through build-fixture.sh.
 . tests/integration/lib.sh
 W=$XB_WORK
 
@@ -19,7 +19,7 @@ fi
 arm-none-eabi-nm -S -n --defined-only "$W/fw/fw.elf" |
 	awk -v echoes=30 -v frac=0.7 -v seed=3 -f scripts/synth-trace.awk >"$W/trace.txt"
 
-for s in hot colour sram names; do
+for s in hot colour sram names noalloc; do
 	L=$W/$s
 	check "plan $s" "$XIPBENCH" plan --elf "$W/fw/fw.elf" --trace "$W/trace.txt" --strategy $s \
 		--sram-budget 4096 --out "$L"
@@ -28,6 +28,15 @@ for s in hot colour sram names; do
 	expect "$s: the summary counts the functions where the plan put them" "$W/last.out" \
 		"^$L/fw.elf: [0-9]+ functions where the plan put them: [0-9]+ in the hot block, [0-9]+ coloured, [0-9]+ in SRAM"
 done
+# the no-allocate layout: GNU ld ran its functions at 0x11..., loaded in flash (nm, readelf)
+na=$(awk '/^noalloc / { print $2; exit }' "$W/noalloc/layout.txt")
+if [ -n "$na" ] && arm-none-eabi-nm "$W/noalloc/fw.elf" | grep -Eq "^11[0-9a-f]{6} [Tt] $na\$" &&
+	readelf -lW "$W/noalloc/fw.elf" | grep -Eq "LOAD +0x[0-9a-f]+ 0x11[0-9a-f]{6} 0x10[0-9a-f]{6}"; then
+	ok "noalloc: $na runs at 0x11... and loads from flash (nm, readelf)"
+else
+	not_ok "noalloc: '$na' is not at 0x11... in the relink"
+	arm-none-eabi-nm -n "$W/noalloc/fw.elf" | grep -i " $na\$" | sed 's/^/# /'
+fi
 grep -q "helper" "$W/colour/layout.txt" && ok "the colour layout moves a static helper" ||
 	not_ok "the colour layout moves no static helper (the same-name case is not exercised)"
 

@@ -1,6 +1,7 @@
 #!/bin/sh
 # test_demo: `xipbench demo` plays the shipped study to its end without a terminal: its
-# compare table shows colouring below stock and the SRAM rows falling, every figure of the
+# compare table shows colouring below stock, the SRAM rows falling and the non-allocating
+# alias above the same 8 KB of SRAM with colouring (the study's finding), every figure of the
 # last caption is one of the table's (measured, never text), and the runs are in the
 # history; in a terminal (tmux), Space pauses the script and n plays its next step.
 . tests/integration/lib.sh
@@ -18,13 +19,23 @@ fi
 db="$W/work/runs.db"
 m() { sqlite3 "$db" "SELECT printf('%.1f', misses_per_echo) FROM runs WHERE layout = '$1' ORDER BY id DESC LIMIT 1"; }
 stock=$(m stock) colour=$(m colour) s4=$(m sram-4k) s8=$(m sram-8k) s16=$(m sram-16k) off=$(m cache-off)
-echo "# stock $stock, colour $colour, SRAM 4/8/16 KB $s4 $s8 $s16, cache off $off"
-for r in "stock $stock" "colour $colour" "sram-4k $s4" "sram-8k $s8" "sram-16k $s16" "cache-off $off"; do
+na=$(m noalloc-8k)
+echo "# stock $stock, colour $colour, SRAM 4/8/16 KB $s4 $s8 $s16, 8 KB + no-allocate alias $na, cache off $off"
+for r in "stock $stock" "colour $colour" "sram-4k $s4" "sram-8k $s8" "noalloc-8k $na" "sram-16k $s16" \
+	"cache-off $off"; do
 	set -- $r
 	grep -qE "^\|│ +[0-9]+ +$1 .* $2 " "$W/end.dump" || missing="$missing $1"
 done
 [ -z "${missing:-}" ] && ok "the compare table shows every run with its measured misses per echo" ||
 	not_ok "rows missing from the compare table:$missing"
+# the study's findings, as measured here
+lt() { [ -n "$1" ] && [ -n "$2" ] && awk -v a="$1" -v b="$2" 'BEGIN { exit !(a + 0 < b + 0) }'; }
+lt "$colour" "$stock" && ok "colouring ($colour) below stock ($stock)" ||
+	not_ok "colouring ($colour) is not below stock ($stock)"
+lt "$s8" "$s4" && lt "$s16" "$s8" && ok "the SRAM rows fall: 4 KB $s4, 8 KB $s8, 16 KB $s16" ||
+	not_ok "the SRAM rows do not fall: $s4 $s8 $s16"
+lt "$s8" "$na" && ok "the non-allocating alias ($na) is worse than colouring with the same 8 KB ($s8)" ||
+	not_ok "the non-allocating alias ($na) is not above colouring with 8 KB of SRAM ($s8)"
 # the last caption's figures are the table's (rounded as captions show them)
 caption=$(grep -A1 'Demo (' "$W/end.dump" | tail -n 1)
 echo "# $caption"
@@ -35,7 +46,7 @@ for pair in "stock $stock" "colouring $colour"; do
 		not_ok "the caption has no '$1 $want'"
 done
 n=$(sqlite3 "$db" 'SELECT count(*) FROM runs')
-[ "$n" -ge 7 ] && ok "the history holds the demo's $n runs" || not_ok "the history holds $n runs"
+[ "$n" -ge 8 ] && ok "the history holds the demo's $n runs" || not_ok "the history holds $n runs"
 
 # ---- In a terminal: Space pauses, n steps ----
 if command -v tmux >/dev/null 2>&1; then

@@ -230,6 +230,58 @@ static void test_move_to_each_placement(void **state)
 	fixture_free(&fx);
 }
 
+/* The no-allocate section: a function sent there runs at its flash offset in the 0x11
+ * alias, after the text's load image; a call into it from flash goes through a veneer;
+ * undo brings it back; the layout file keeps it. */
+static void test_noalloc(void **state)
+{
+	fixture fx;
+	fixture_init(&fx, 60, 30, 4096, 16384);
+	fixture_open(&fx);
+	xb_editor *ed = fx.ed;
+	xb_err err;
+	move(ed, 7, (xb_edit_place){XB_PLACE_NOALLOC, 0});
+	move(ed, 3, (xb_edit_place){XB_PLACE_NOALLOC, 0});
+	move(ed, 5, to_sram);
+	assert_int_equal(func_of(ed, 7).place, XB_PLACE_NOALLOC);
+	assert_int_equal(func_of(ed, 7).position, 0);
+	assert_int_equal(func_of(ed, 3).position, 1);
+	xb_edit_usage u;
+	editor_usage(ed, &u);
+	assert_int_equal(u.functions[XB_PLACE_NOALLOC], 2);
+	xb_placement p;
+	assert_int_equal(layout_place(&fx.img, &tg, editor_layout(ed), &p, &err), 0);
+	/* the section's load image starts at ALIGN(8) after the text (which lost f3, f5, f7) */
+	uint32_t text_end = 0;
+	for (size_t i = 0; i < fx.img.nfuncs; i++)
+		if (i != 3 && i != 5 && i != 7 && p.new_addr[i] + fx.img.funcs[i].size > text_end)
+			text_end = p.new_addr[i] + fx.img.funcs[i].size;
+	uint32_t load = (text_end + 7) & ~7u;
+	assert_int_equal(p.new_addr[7], load + 0x01000000);
+	assert_int_equal(p.new_addr[3] - p.new_addr[7] >= fx.img.funcs[7].size, 1);
+	assert_int_equal(p.noalloc_start, p.new_addr[7]);
+	assert_true(p.new_addr[5] >= 0x20000000 && p.new_addr[5] < 0x20040000);
+	placement_free(&p);
+	/* the file keeps the section and its order */
+	(void)state;
+	char *path = xasprintf("%s/noalloc.txt", test_dir);
+	assert_int_equal(layout_write_file(editor_layout(ed), &fx.img, path, &err), 0);
+	xb_layout back;
+	layout_init(&back);
+	assert_int_equal(layout_read_file(&back, &fx.img, path, &err), 0);
+	assert_same_layout(&back, editor_layout(ed));
+	layout_free(&back);
+	free(path);
+	/* to SRAM from the section, then undo */
+	move(ed, 7, to_sram);
+	assert_int_equal(func_of(ed, 7).place, XB_PLACE_SRAM);
+	assert_int_equal(func_of(ed, 3).position, 0);
+	assert_int_equal(editor_undo(ed, &err), 0);
+	assert_int_equal(func_of(ed, 7).place, XB_PLACE_NOALLOC);
+	assert_int_equal(func_of(ed, 7).position, 0);
+	fixture_free(&fx);
+}
+
 static void test_hot_block_order(void **state)
 {
 	(void)state;
@@ -299,11 +351,15 @@ static void test_presets_match_planners(void **state)
 		assert_int_equal(res.skipped, 0);
 		const xb_layout *l = editor_layout(ed);
 		assert_string_equal(l->strategy, planners[k]->name);
-		/* the planner's hot block, then its SRAM section, entry for entry */
+		/* the planner's hot block, then its SRAM section, then its no-allocate
+		 * section, entry for entry */
 		size_t j = 0;
-		for (int pass = 0; pass < 2; pass++)
+		for (int pass = 0; pass < 3; pass++)
 			for (size_t i = 0; i < want.n; i++) {
-				if ((want.e[i].place == XB_PLACE_SRAM) != pass)
+				int part = want.e[i].place == XB_PLACE_SRAM	 ? 1
+					   : want.e[i].place == XB_PLACE_NOALLOC ? 2
+										 : 0;
+				if (part != pass)
 					continue;
 				assert_true(j < l->n);
 				assert_int_equal(l->e[j].func, want.e[i].func);
@@ -1189,6 +1245,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_move_to_each_placement),
+		cmocka_unit_test(test_noalloc),
 		cmocka_unit_test(test_hot_block_order),
 		cmocka_unit_test(test_presets_match_planners),
 		cmocka_unit_test(test_pins_survive_presets),
