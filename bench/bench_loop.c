@@ -40,7 +40,7 @@ int main(int argc, char **argv)
 		perror(out_arg);
 		return 1;
 	}
-	char *fw = exp_firmware_dir(&err);
+	char *fw = builder_firmware_dir(&err);
 	if (!fw) {
 		fprintf(stderr, "bench_loop: %s\n", err.msg);
 		return 1;

@@ -64,7 +64,7 @@ int main(int argc, char **argv)
 		perror(out_arg);
 		return 1;
 	}
-	char *fw = exp_firmware_dir(&err), *elf = NULL;
+	char *fw = builder_firmware_dir(&err), *elf = NULL;
 	char *dir = xasprintf("%s/fw", out), *log = xasprintf("%s/build.log", out);
 	xb_target tg;
 	if (!fw || target_load(&tg, "rp2040", &err) || exp_build_firmware(fw, dir, log, &elf, &err)) {

@@ -285,22 +285,6 @@ static void row_run(const exp_row *r, xb_run *run)
 	run->footprint_lines = r->m.footprint_lines;
 }
 
-/* The measurement plan as the history and the method paragraph take it. */
-static void exp_method(const exp_ctx *c, xb_method *m)
-{
-	export_method_init(m);
-	m->pings = c->m.pings;
-	m->interval_ms = c->m.interval_ms;
-	m->ping_size = c->m.ping_size;
-	for (size_t i = 0; i < c->m.nrates && i < EXPORT_METHOD_MAX_RATES; i++)
-		m->rates[m->nrates++] = c->m.rates[i];
-	m->step_s = c->m.step_s;
-	m->gap_s = c->m.gap_s;
-	m->passes = c->m.passes;
-	m->udp_size = c->m.udp_size;
-	m->footprint_ms = c->m.footprint_ms;
-}
-
 /* The study's two tables (core/export.c's), the stock footprint and the method. */
 static void print_tables(const exp_ctx *c, FILE *f)
 {
@@ -325,9 +309,9 @@ static void print_tables(const exp_ctx *c, FILE *f)
 		sb_printf(&sb, "\nFootprint of one ping (stock): %.0f lines (%.1f KB); the cache holds "
 			       "%u lines (%u KB).\n",
 			  s->m.footprint_lines, s->m.footprint_lines * c->tg.cache.line / 1024.0,
-			  c->tg.cache.size / c->tg.cache.line, c->tg.cache.size / 1024);
+			  target_cache_lines(&c->tg), c->tg.cache.size / 1024);
 	xb_method m;
-	exp_method(c, &m);
+	session_measure_method(&c->m, &m);
 	export_method_text(&method, &m, 1);
 	export_wrap(&sb, method.buf, 100);
 	fputs(sb.buf, f);
@@ -351,7 +335,7 @@ static void print_json(const exp_ctx *c, FILE *f)
 		c->quick ? "true" : "false", c->m.pings, c->m.interval_ms, c->m.passes);
 	for (size_t i = 0; i < c->m.nrates; i++)
 		fprintf(f, "%s%u", i ? ", " : "", c->m.rates[i]);
-	fprintf(f, "], \"cache_lines\": %u, \"db\": ", c->tg.cache.size / c->tg.cache.line);
+	fprintf(f, "], \"cache_lines\": %u, \"db\": ", target_cache_lines(&c->tg));
 	xb_json_string(f, c->db);
 	fputs(", \"rows\": [", f);
 	int first = 1;
@@ -406,7 +390,7 @@ static int record_run(const exp_ctx *c, xb_history *h, const exp_row *r, xb_err 
 	xb_run run;
 	row_run(r, &run);
 	xb_method m;
-	exp_method(c, &m);
+	session_measure_method(&c->m, &m);
 	xb_strbuf method = {0};
 	export_method_json(&method, &m);
 	run.method = method.buf;
@@ -566,7 +550,7 @@ static int run_experiment(int argc, char **argv)
 	char *fwpath = NULL;
 	if (fw) {
 		fwpath = xstrdup(fw);
-	} else if (!(fwpath = exp_firmware_dir(&err))) {
+	} else if (!(fwpath = builder_firmware_dir(&err))) {
 		return cli_fail(c.cmd, "%s; give --firmware DIR", err.msg);
 	}
 	c.fwdir = fwpath;

@@ -39,12 +39,11 @@ static const char usage[] =
 	"or unreadable history, an unknown run, a file that cannot be written, a converter that\n"
 	"failed, 2 usage error\n";
 
-enum { F_MD = 1, F_CSV = 2, F_JSON = 4, F_SVG = 8, F_PNG = 16 };
-
 static int parse_formats(const char *list, unsigned *out)
 {
 	static const struct { const char *name; unsigned bit; } names[] = {
-		{"md", F_MD}, {"csv", F_CSV}, {"json", F_JSON}, {"svg", F_SVG}, {"png", F_PNG},
+		{"md", XB_EXPORT_MD},	{"csv", XB_EXPORT_CSV}, {"json", XB_EXPORT_JSON},
+		{"svg", XB_EXPORT_SVG}, {"png", XB_EXPORT_PNG},
 	};
 	char *copy = xstrdup(list), *save = NULL;
 	*out = 0;
@@ -89,12 +88,6 @@ static void add_id(report_runs *rr, int64_t id)
 	rr->ids[rr->nids++] = id;
 }
 
-static int collect_id(void *ctx, const xb_run *r)
-{
-	add_id(ctx, r->id);
-	return 0;
-}
-
 static int keep_run(void *ctx, const xb_run *r)
 {
 	report_runs *rr = ctx;
@@ -103,106 +96,10 @@ static int keep_run(void *ctx, const xb_run *r)
 	return 0;
 }
 
-static unsigned grid_cols(size_t nsets)
+static void print_path(void *ctx, const char *path)
 {
-	unsigned cols = 1;
-	while ((size_t)cols * cols < nsets)
-		cols *= 2;
-	return cols;
-}
-
-typedef struct report_out {
-	const char *dir;
-	int rc;
-	int png_off;        /* no converter: said once */
-	unsigned formats;
-} report_out;
-
-static void write_file(report_out *o, const char *name, const xb_strbuf *sb)
-{
-	xb_err err;
-	char *path = xasprintf("%s/%s", o->dir, name);
-	if (export_write(path, sb, &err) != 0)
-		o->rc = cli_fail("report", "%s", err.msg);
-	else
-		printf("%s\n", path);
-	free(path);
-}
-
-/* An SVG, and its PNG when asked for and a converter is installed. */
-static void write_svg(report_out *o, const char *name, const xb_strbuf *sb)
-{
-	int before = o->rc;
-	write_file(o, name, sb);
-	if (!(o->formats & F_PNG) || o->png_off || o->rc != before)
-		return;
-	char *svg = xasprintf("%s/%s", o->dir, name);
-	char *png = xasprintf("%s/%.*s.png", o->dir, (int)(strlen(name) - 4), name);
-	xb_err err;
-	int rc = export_png(svg, png, &err);
-	if (rc == 0) {
-		printf("%s\n", png);
-	} else if (rc == 1) {
-		fprintf(stderr, "xipbench report: %s\n", err.msg);
-		o->png_off = 1;
-	} else {
-		o->rc = cli_fail("report", "%s", err.msg);
-	}
-	free(svg);
-	free(png);
-}
-
-static void write_all(report_out *o, xb_run **runs, size_t n, const xb_run *base,
-		      const char *method, const char *db, unsigned ways)
-{
-	const xb_run *const *cr = (const xb_run *const *)runs;
-	xb_strbuf sb = {0}, figures = {0};
-	if (o->formats & F_SVG) {
-		for (size_t i = 0; i < n; i++) {
-			const xb_run *r = runs[i];
-			if (!r->nsets)
-				continue;
-			char lb[128], ta[160], tb[160], name[64];
-			xb_svg_setmap maps[2];
-			size_t nmaps = 0;
-			if (base && base != r && base->nsets == r->nsets) {
-				export_run_label(base, lb, sizeof lb);
-				snprintf(ta, sizeof ta, "before: run %lld, %s", (long long)base->id, lb);
-				maps[nmaps++] = (xb_svg_setmap){base->set_hot, base->nsets, ta};
-			}
-			export_run_label(r, lb, sizeof lb);
-			snprintf(tb, sizeof tb, "%srun %lld, %s", nmaps ? "after: " : "",
-				 (long long)r->id, lb);
-			maps[nmaps++] = (xb_svg_setmap){r->set_hot, r->nsets, tb};
-			export_setmap_svg(&sb, maps, nmaps, grid_cols(r->nsets), ways);
-			snprintf(name, sizeof name, "sets-%lld.svg", (long long)r->id);
-			write_svg(o, name, &sb);
-			sb.len = 0;
-			sb_printf(&figures, "![cache sets of run %lld](%s)\n\n", (long long)r->id, name);
-		}
-		export_bars_svg(&sb, cr, n, base);
-		write_svg(o, "bars.svg", &sb);
-		sb.len = 0;
-	}
-	if (o->formats & F_MD) {
-		export_report_markdown(&sb, cr, n, base, method, db);
-		if (o->formats & F_SVG)
-			sb_printf(&sb, "## Figures\n\n![the runs compared](bars.svg)\n\n%s",
-				  figures.buf ? figures.buf : "");
-		write_file(o, "report.md", &sb);
-		sb.len = 0;
-	}
-	if (o->formats & F_CSV) {
-		export_runs_csv(&sb, cr, n);
-		write_file(o, "runs.csv", &sb);
-		sb.len = 0;
-	}
-	if (o->formats & F_JSON) {
-		export_runs_json(&sb, cr, n);
-		write_file(o, "runs.json", &sb);
-	}
-	sb_free(&sb);
-	sb_free(&figures);
+	(void)ctx;
+	printf("%s\n", path);
 }
 
 static int run_report(int argc, char **argv)
@@ -250,14 +147,14 @@ static int run_report(int argc, char **argv)
 	if (!db)
 		return cli_usage_error("report", "--db FILE is required");
 	if (out && !formats)
-		formats = F_MD | F_CSV | F_JSON | F_SVG | F_PNG;
+		formats = XB_EXPORT_ALL;
 	if (!out && !formats)
-		formats = F_MD;
-	if (formats & F_PNG)
-		formats |= F_SVG;
-	if (!out && (formats & (F_SVG | F_PNG)))
+		formats = XB_EXPORT_MD;
+	if (formats & XB_EXPORT_PNG)
+		formats |= XB_EXPORT_SVG;
+	if (!out && (formats & (XB_EXPORT_SVG | XB_EXPORT_PNG)))
 		return cli_usage_error("report", "svg and png are files: give --out DIR");
-	if (!out && formats != F_MD && formats != F_CSV && formats != F_JSON)
+	if (!out && formats != XB_EXPORT_MD && formats != XB_EXPORT_CSV && formats != XB_EXPORT_JSON)
 		return cli_usage_error("report", "without --out, give one --format of md, csv, json");
 	if (runs_arg) {
 		char *copy = xstrdup(runs_arg), *save = NULL;
@@ -289,9 +186,12 @@ static int run_report(int argc, char **argv)
 		free(rr.ids);
 		return cli_fail("report", "%s", err.msg);
 	}
-	if (!runs_arg && history_list(h, NULL, collect_id, &rr, &err) != 0) {
-		rc = cli_fail("report", "%s", err.msg);
-		goto done;
+	if (!runs_arg) {
+		if (history_ids(h, &rr.ids, &rr.nids, &err) != 0) {
+			rc = cli_fail("report", "%s", err.msg);
+			goto done;
+		}
+		rr.idcap = rr.nids;
 	}
 	if (baseline_id) {
 		size_t i = 0;
@@ -321,9 +221,9 @@ static int run_report(int argc, char **argv)
 	if (!out) {
 		xb_strbuf sb = {0};
 		const xb_run *const *cr = (const xb_run *const *)rr.runs;
-		if (formats == F_MD)
+		if (formats == XB_EXPORT_MD)
 			export_report_markdown(&sb, cr, rr.n, base, method, db);
-		else if (formats == F_CSV)
+		else if (formats == XB_EXPORT_CSV)
 			export_runs_csv(&sb, cr, rr.n);
 		else
 			export_runs_json(&sb, cr, rr.n);
@@ -335,9 +235,12 @@ static int run_report(int argc, char **argv)
 		rc = cli_fail("report", "%s", err.msg);
 		goto done;
 	}
-	report_out o = {.dir = out, .formats = formats};
-	write_all(&o, rr.runs, rr.n, base, method, db, tg.cache.ways);
-	rc = o.rc;
+	xb_export_dir o = {.dir = out, .formats = formats, .ways = tg.cache.ways,
+			   .method = method, .source = db, .wrote = print_path};
+	if (export_write_dir(&o, (const xb_run *const *)rr.runs, rr.n, base, &err) != 0)
+		rc = cli_fail("report", "%s", err.msg);
+	else if (o.no_png)
+		fprintf(stderr, "xipbench report: %s\n", o.png_why.msg);
 done:
 	history_close(h);
 	for (size_t i = 0; i < rr.n; i++)

@@ -138,33 +138,23 @@ static int run_verify(int argc, char **argv)
 		return cli_usage_error("verify", "--elf, --layout and --built are required");
 
 	xb_target tg;
-	xb_image img, out;
+	xb_image img;
 	if (cli_load("verify", &lo, &tg, &img) != 0)
 		return XB_EXIT_FAIL;
 	int rc = XB_EXIT_FAIL;
 	xb_err err;
 	xb_layout l;
 	xb_calls calls;
-	xb_placement pl;
 	xb_verify_result vr;
-	int have_out = 0, have_pl = 0, have_vr = 0;
+	int have_vr = 0;
 	layout_init(&l);
 	calls_init(&calls);
 	char *lpath = xasprintf("%s/layout.txt", layout_dir);
 	xb_image_open bo = {.elf = built, .map = built_map};
+	xb_plan_input in = {.img = &img, .tg = &tg, .calls = &calls};
 	if (layout_read_file(&l, &img, lpath, &err) != 0 ||
 	    calls_load_elf(&calls, img.path, &err) != 0 ||
-	    layout_place_calls(&img, &tg, &l, &calls, &pl, &err) != 0) {
-		cli_fail("verify", "%s", err.msg);
-		goto done;
-	}
-	have_pl = 1;
-	if (image_open(&out, &bo, &tg, &err) != 0) {
-		cli_fail("verify", "%s", err.msg);
-		goto done;
-	}
-	have_out = 1;
-	if (verify_image(&img, &tg, &l, &pl, &out, &vr, &err) != 0) {
+	    verify_relink(&in, &l, &bo, &vr, &err) != 0) {
 		cli_fail("verify", "%s", err.msg);
 		goto done;
 	}
@@ -191,10 +181,6 @@ static int run_verify(int argc, char **argv)
 done:
 	if (have_vr)
 		verify_free(&vr);
-	if (have_out)
-		image_free(&out);
-	if (have_pl)
-		placement_free(&pl);
 	free(lpath);
 	calls_free(&calls);
 	layout_free(&l);

@@ -136,17 +136,6 @@ int exp_predict_stock(const xb_target *tg, const char *elf, const char *trace, x
 	return rc;
 }
 
-char *exp_firmware_dir(xb_err *err)
-{
-	char *mk = xb_data_path("firmware/Makefile");
-	if (!mk) {
-		xb_fail(err, "the echo firmware's sources (firmware/) were not found");
-		return NULL;
-	}
-	*strrchr(mk, '/') = 0;
-	return mk;
-}
-
 int exp_build_firmware(const char *fwdir, const char *build_dir, const char *log, char **elf,
 		       xb_err *err)
 {
@@ -171,42 +160,34 @@ static void relink_line(void *ctx, const char *line, size_t len, int error)
 static int relink_verify(const xb_target *tg, const char *stock_elf, const char *layout_dir,
 			 const char *elf, FILE *log, xb_err *err)
 {
-	xb_image stock, built;
+	xb_image stock;
 	if (load_image(stock_elf, tg, &stock, err))
 		return -1;
-	xb_image_open io = {.elf = elf};
-	if (image_open(&built, &io, tg, err) != 0) {
-		image_free(&stock);
-		return -1;
-	}
 	xb_plan_input in = {.img = &stock, .tg = tg};
 	xb_plan_inputs pi;
 	xb_layout l;
 	layout_init(&l);
 	char *lpath = xasprintf("%s/layout.txt", layout_dir);
 	int rc = -1;
-	xb_placement pl;
+	xb_image_open io = {.elf = elf};
 	xb_verify_result vr;
 	if (plan_inputs_load(&pi, NULL, NULL, &in, err) == 0) {
-		if (layout_read_file(&l, &stock, lpath, err) == 0 && plan_place(&in, &l, &pl, err) == 0) {
-			if (verify_image(&stock, tg, &l, &pl, &built, &vr, err) == 0) {
-				xb_strbuf sum = {0};
-				verify_summary(&vr, &sum);
-				fprintf(log, "verify %s: %s\n", elf, sum.buf ? sum.buf : "");
-				if (verify_ok(&vr))
-					rc = 0;
-				else
-					xb_fail(err, "%s: %s (not measured)", elf, sum.buf ? sum.buf : "");
-				sb_free(&sum);
-				verify_free(&vr);
-			}
-			placement_free(&pl);
+		if (layout_read_file(&l, &stock, lpath, err) == 0 &&
+		    verify_relink(&in, &l, &io, &vr, err) == 0) {
+			xb_strbuf sum = {0};
+			verify_summary(&vr, &sum);
+			fprintf(log, "verify %s: %s\n", elf, sum.buf ? sum.buf : "");
+			if (verify_ok(&vr))
+				rc = 0;
+			else
+				xb_fail(err, "%s: %s (not measured)", elf, sum.buf ? sum.buf : "");
+			sb_free(&sum);
+			verify_free(&vr);
 		}
 		plan_inputs_free(&pi);
 	}
 	free(lpath);
 	layout_free(&l);
-	image_free(&built);
 	image_free(&stock);
 	return rc;
 }

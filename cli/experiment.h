@@ -10,6 +10,7 @@
 #include "../core/plan.h"
 #include "../core/target.h"
 #include "../core/util.h"
+#include "../session/builder.h"
 #include "../session/session.h"
 
 /* ---- The virtual bench (exp_bench.c) ---- */
@@ -49,9 +50,6 @@ int exp_make(const char *fwdir, const char *const *args, const char *log, xb_err
 int exp_relink(const xb_target *tg, const char *stock_elf, const char *build_dir,
 	       const char *variant_arg, const char *layout_dir, const char *name, const char *elf,
 	       const char *log, xb_err *err);
-/* The shipped echo firmware's folder (xb_data_path's firmware/), a new string, or NULL
- * with err. */
-char *exp_firmware_dir(xb_err *err);
 /* Builds its default variant into build_dir (make decides what is out of date; the output
  * goes to log); *elf gets the image's path (a new string). 0, or -1 with err. */
 int exp_build_firmware(const char *fwdir, const char *build_dir, const char *log, char **elf,

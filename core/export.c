@@ -10,8 +10,6 @@
 
 /* ---- The study's two tables ---- */
 
-enum { M_MISSES, M_PREDICTED, M_OPT, M_TURNAROUND, M_FOOTPRINT, M_EXTRA_RAM_KB, M_PEAK_UDP };
-
 typedef struct table_col {
 	const char *head;
 	int width;       /* text: right-aligned in this many columns */
@@ -22,20 +20,20 @@ typedef struct table_col {
 } table_col;
 
 static const table_col flash_cols[] = {
-	{"Misses/echo", 12, M_MISSES, 1, "", 1},
-	{"Predicted", 11, M_PREDICTED, 1, "", 0},
-	{"OPT bound", 11, M_OPT, 1, "", 0},
-	{"Turnaround", 12, M_TURNAROUND, 3, " ms", 1},
-	{"Footprint", 11, M_FOOTPRINT, 0, "", 0},
+	{"Misses/echo", 12, XB_METRIC_MISSES, 1, "", 1},
+	{"Predicted", 11, XB_METRIC_PREDICTED, 1, "", 0},
+	{"OPT bound", 11, XB_METRIC_OPT, 1, "", 0},
+	{"Turnaround", 12, XB_METRIC_TURNAROUND, 3, " ms", 1},
+	{"Footprint", 11, XB_METRIC_FOOTPRINT, 0, "", 0},
 };
 
 static const table_col sram_cols[] = {
-	{"Extra RAM", 10, M_EXTRA_RAM_KB, 1, " KB", 0},
-	{"Peak UDP echo", 15, M_PEAK_UDP, 0, "/s", 1},
-	{"Ping turnaround", 17, M_TURNAROUND, 3, " ms", 1},
-	{"Misses/echo", 13, M_MISSES, 1, "", 1},
-	{"Predicted", 11, M_PREDICTED, 1, "", 0},
-	{"OPT bound", 11, M_OPT, 1, "", 0},
+	{"Extra RAM", 10, XB_METRIC_EXTRA_RAM_KB, 1, " KB", 0},
+	{"Peak UDP echo", 15, XB_METRIC_PEAK_UDP, 0, "/s", 1},
+	{"Ping turnaround", 17, XB_METRIC_TURNAROUND, 3, " ms", 1},
+	{"Misses/echo", 13, XB_METRIC_MISSES, 1, "", 1},
+	{"Predicted", 11, XB_METRIC_PREDICTED, 1, "", 0},
+	{"OPT bound", 11, XB_METRIC_OPT, 1, "", 0},
 };
 
 typedef struct table_def {
@@ -53,18 +51,38 @@ static const table_def tables[] = {
 
 #define LABEL_WIDTH 42
 
-static double metric(const xb_run *r, int m)
+double export_metric(const xb_run *r, int m)
 {
 	switch (m) {
-	case M_MISSES: return r->misses_per_echo;
-	case M_PREDICTED: return r->predicted_misses_per_echo;
-	case M_OPT: return r->opt_bound_misses_per_echo;
-	case M_TURNAROUND: return r->turnaround_ms;
-	case M_FOOTPRINT: return r->footprint_lines;
-	case M_EXTRA_RAM_KB: return r->extra_ram_bytes < 0 ? NAN : r->extra_ram_bytes / 1024.0;
-	case M_PEAK_UDP: return r->peak_udp_echo_per_s;
+	case XB_METRIC_MISSES: return r->misses_per_echo;
+	case XB_METRIC_PREDICTED: return r->predicted_misses_per_echo;
+	case XB_METRIC_OPT: return r->opt_bound_misses_per_echo;
+	case XB_METRIC_TURNAROUND: return r->turnaround_ms;
+	case XB_METRIC_FOOTPRINT: return r->footprint_lines;
+	case XB_METRIC_EXTRA_RAM_KB: return r->extra_ram_bytes < 0 ? NAN : r->extra_ram_bytes / 1024.0;
+	case XB_METRIC_PEAK_UDP: return r->peak_udp_echo_per_s;
 	}
 	return NAN;
+}
+
+static const char *const metric_keys[XB_METRICS] = {
+	[XB_METRIC_MISSES] = "misses_per_echo", [XB_METRIC_PREDICTED] = "predicted",
+	[XB_METRIC_OPT] = "opt_bound",	   [XB_METRIC_TURNAROUND] = "turnaround",
+	[XB_METRIC_FOOTPRINT] = "footprint",	   [XB_METRIC_EXTRA_RAM_KB] = "extra_ram_kb",
+	[XB_METRIC_PEAK_UDP] = "peak_udp",
+};
+
+int export_metric_find(const char *key)
+{
+	for (int m = 0; m < XB_METRICS; m++)
+		if (strcmp(metric_keys[m], key) == 0)
+			return m;
+	return -1;
+}
+
+const char *export_metric_key(int m)
+{
+	return m >= 0 && m < XB_METRICS ? metric_keys[m] : "?";
 }
 
 static void format_value(char *buf, size_t cap, double v, int decimals, const char *unit)
@@ -116,7 +134,7 @@ void export_tables_text(xb_strbuf *sb, const xb_export_row *rows, size_t n)
 			sb_printf(sb, "%-*s", LABEL_WIDTH, row_label(&rows[i], lb, sizeof lb));
 			for (size_t c = 0; c < d->ncols; c++) {
 				const table_col *col = &d->cols[c];
-				format_value(v, sizeof v, metric(rows[i].run, col->metric), col->decimals,
+				format_value(v, sizeof v, export_metric(rows[i].run, col->metric), col->decimals,
 					     col->unit);
 				sb_printf(sb, "%*s", col->width, v);
 			}
@@ -149,14 +167,14 @@ const char *export_table_head(unsigned table, size_t col, int *change)
 	if (!d || col >= d->ncols)
 		return NULL;
 	if (change && d->cols[col].change)
-		*change = d->cols[col].metric == M_PEAK_UDP ? 1 : -1;
+		*change = d->cols[col].metric == XB_METRIC_PEAK_UDP ? 1 : -1;
 	return d->cols[col].head;
 }
 
 double export_table_value(unsigned table, size_t col, const xb_run *r, char *buf, size_t cap)
 {
 	const table_def *d = table_find(table);
-	double v = d && col < d->ncols && r ? metric(r, d->cols[col].metric) : NAN;
+	double v = d && col < d->ncols && r ? export_metric(r, d->cols[col].metric) : NAN;
 	if (buf && cap)
 		format_value(buf, cap, v, d && col < d->ncols ? d->cols[col].decimals : 0,
 			     d && col < d->ncols ? d->cols[col].unit : "");
@@ -222,7 +240,7 @@ void export_tables_markdown(xb_strbuf *sb, const xb_export_row *rows, size_t n,
 			sb_puts(sb, " |");
 			for (size_t c = 0; c < d->ncols; c++) {
 				const table_col *col = &d->cols[c];
-				double x = metric(r, col->metric);
+				double x = export_metric(r, col->metric);
 				format_value(v, sizeof v, x, col->decimals, col->unit);
 				sb_printf(sb, " %s |", v);
 				if (!col->change || !baseline)
@@ -230,7 +248,7 @@ void export_tables_markdown(xb_strbuf *sb, const xb_export_row *rows, size_t n,
 				if (r == baseline)
 					snprintf(v, sizeof v, "baseline");
 				else
-					export_change(x, metric(baseline, col->metric), v, sizeof v);
+					export_change(x, export_metric(baseline, col->metric), v, sizeof v);
 				sb_printf(sb, " %s |", v);
 			}
 			sb_puts(sb, "\n");
@@ -262,20 +280,6 @@ static void json_number(xb_strbuf *sb, double v)
 			break;
 	}
 	sb_puts(sb, buf);
-}
-
-static void json_string(xb_strbuf *sb, const char *s)
-{
-	sb_puts(sb, "\"");
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		if (*p == '"' || *p == '\\')
-			sb_printf(sb, "\\%c", *p);
-		else if (*p < 0x20 || *p == 0x7f)
-			sb_printf(sb, "\\u%04x", *p);
-		else
-			sb_append(sb, (const char *)p, 1);
-	}
-	sb_puts(sb, "\"");
 }
 
 /* The method's keys, in the order export_method_json writes them. */
@@ -928,11 +932,11 @@ void export_runs_json(xb_strbuf *sb, const xb_run *const *runs, size_t n)
 			if (!v)
 				sb_puts(sb, "null");
 			else if (f->type == F_TEXT || f->type == F_HASH)
-				json_string(sb, v);
+				sb_json_string(sb, v);
 			else if (f->type == F_METHOD && json_object_text(v))
 				sb_puts(sb, v);
 			else if (f->type == F_METHOD)
-				json_string(sb, v);
+				sb_json_string(sb, v);
 			else
 				sb_puts(sb, v);
 		}
@@ -944,4 +948,108 @@ void export_runs_json(xb_strbuf *sb, const xb_run *const *runs, size_t n)
 int export_write(const char *path, const xb_strbuf *sb, xb_err *err)
 {
 	return xb_write_file_atomic(path, sb->buf ? sb->buf : "", sb->len, err);
+}
+
+/* ---- A report folder ---- */
+
+static unsigned grid_cols(size_t nsets)
+{
+	unsigned cols = 1;
+	while ((size_t)cols * cols < nsets)
+		cols *= 2;
+	return cols;
+}
+
+static int dir_file(xb_export_dir *o, const char *name, const xb_strbuf *sb, xb_err *err)
+{
+	char *path = xasprintf("%s/%s", o->dir, name);
+	int rc = export_write(path, sb, err);
+	if (rc == 0) {
+		o->files++;
+		if (o->wrote)
+			o->wrote(o->ctx, path);
+	}
+	free(path);
+	return rc;
+}
+
+/* An SVG, and its PNG when asked for and a converter is installed. */
+static int dir_svg(xb_export_dir *o, const char *name, const xb_strbuf *sb, xb_err *err)
+{
+	if (dir_file(o, name, sb, err) != 0)
+		return -1;
+	if (!(o->formats & XB_EXPORT_PNG) || o->no_png)
+		return 0;
+	char *svg = xasprintf("%s/%s", o->dir, name);
+	char *png = xasprintf("%s/%.*s.png", o->dir, (int)(strlen(name) - 4), name);
+	int rc = export_png(svg, png, &o->png_why);
+	if (rc == 0) {
+		o->files++;
+		if (o->wrote)
+			o->wrote(o->ctx, png);
+	} else if (rc == 1) {
+		o->no_png = 1;
+		rc = 0;
+	} else if (err) {
+		*err = o->png_why;
+	}
+	free(svg);
+	free(png);
+	return rc;
+}
+
+int export_write_dir(xb_export_dir *o, const xb_run *const *runs, size_t n,
+		     const xb_run *base, xb_err *err)
+{
+	xb_strbuf sb = {0}, figures = {0};
+	int rc = 0;
+	if (o->formats & XB_EXPORT_SVG) {
+		for (size_t i = 0; i < n && rc == 0; i++) {
+			const xb_run *r = runs[i];
+			if (!r->nsets)
+				continue;
+			char lb[128], ta[160], tb[160], name[64];
+			xb_svg_setmap maps[2];
+			size_t nmaps = 0;
+			if (base && base != r && base->nsets == r->nsets) {
+				export_run_label(base, lb, sizeof lb);
+				snprintf(ta, sizeof ta, "before: run %lld, %s", (long long)base->id, lb);
+				maps[nmaps++] = (xb_svg_setmap){base->set_hot, base->nsets, ta};
+			}
+			export_run_label(r, lb, sizeof lb);
+			snprintf(tb, sizeof tb, "%srun %lld, %s", nmaps ? "after: " : "",
+				 (long long)r->id, lb);
+			maps[nmaps++] = (xb_svg_setmap){r->set_hot, r->nsets, tb};
+			export_setmap_svg(&sb, maps, nmaps, grid_cols(r->nsets), o->ways);
+			snprintf(name, sizeof name, "sets-%lld.svg", (long long)r->id);
+			rc = dir_svg(o, name, &sb, err);
+			sb.len = 0;
+			sb_printf(&figures, "![cache sets of run %lld](%s)\n\n", (long long)r->id, name);
+		}
+		if (rc == 0) {
+			export_bars_svg(&sb, runs, n, base);
+			rc = dir_svg(o, "bars.svg", &sb, err);
+			sb.len = 0;
+		}
+	}
+	if (rc == 0 && (o->formats & XB_EXPORT_MD)) {
+		export_report_markdown(&sb, runs, n, base, o->method, o->source);
+		if (o->formats & XB_EXPORT_SVG)
+			sb_printf(&sb, "## Figures\n\n![the runs compared](bars.svg)\n\n%s",
+				  figures.buf ? figures.buf : "");
+		rc = dir_file(o, "report.md", &sb, err);
+		sb.len = 0;
+	}
+	if (rc == 0 && (o->formats & XB_EXPORT_CSV)) {
+		export_runs_csv(&sb, runs, n);
+		rc = dir_file(o, "runs.csv", &sb, err);
+		sb.len = 0;
+	}
+	if (rc == 0 && (o->formats & XB_EXPORT_JSON)) {
+		export_runs_json(&sb, runs, n);
+		rc = dir_file(o, "runs.json", &sb, err);
+	}
+	sb_free(&sb);
+	sb_free(&figures);
+	return rc;
 }

@@ -98,6 +98,23 @@ void export_method_text(xb_strbuf *sb, const xb_method *m, int virtual_bench);
 /* Appends text in lines of at most width columns, broken at spaces. */
 void export_wrap(xb_strbuf *sb, const char *text, size_t width);
 
+/* ---- A run's figures ---- */
+
+/* The figures of a run that the tables, the bars, the compare panel and the demo's
+ * captions show. */
+enum xb_metric {
+	XB_METRIC_MISSES, XB_METRIC_PREDICTED, XB_METRIC_OPT, XB_METRIC_TURNAROUND,
+	XB_METRIC_FOOTPRINT, XB_METRIC_EXTRA_RAM_KB, XB_METRIC_PEAK_UDP, XB_METRICS
+};
+
+/* m's figure of r (extra RAM in KB); NaN when the run lacks it. */
+double export_metric(const xb_run *r, int m);
+/* The metric a caption names: "misses_per_echo", "predicted", "opt_bound", "turnaround",
+ * "footprint", "extra_ram_kb", "peak_udp"; -1 for another name. */
+int export_metric_find(const char *key);
+/* Metric m's name (export_metric_find's). */
+const char *export_metric_key(int m);
+
 /* ---- The report, CSV, JSON ---- */
 
 /* The baseline when none is given: the first run whose layout is "stock" (of the stock
@@ -159,5 +176,31 @@ const char *export_png_converter(void);
  * renamed. 0 done; 1 no converter is installed (err says so and what to install: not a
  * failure of the export); -1 the converter failed (err has the first line it printed). */
 int export_png(const char *svg, const char *png, xb_err *err);
+
+/* ---- A report folder (xipbench report --out, the workbench's :export) ---- */
+
+enum { XB_EXPORT_MD = 1, XB_EXPORT_CSV = 2, XB_EXPORT_JSON = 4, XB_EXPORT_SVG = 8,
+       XB_EXPORT_PNG = 16, XB_EXPORT_ALL = 31 };
+
+typedef struct xb_export_dir {
+	const char *dir;          /* an existing folder */
+	unsigned formats;         /* XB_EXPORT_* (PNG only with SVG) */
+	unsigned ways;            /* the cache's ways, for the set maps */
+	const char *method, *source; /* export_report_markdown's method_text and source */
+	void (*wrote)(void *ctx, const char *path); /* each file written; may be NULL */
+	void *ctx;
+	/* out */
+	size_t files;             /* files written */
+	int no_png;               /* no converter is installed: no PNG (png_why says so) */
+	xb_err png_why;
+} xb_export_dir;
+
+/* Writes the runs' report into o->dir: sets-ID.svg for each run with a set map (beside the
+ * baseline's), bars.svg, a PNG of each SVG (export_png), report.md (with the figures when
+ * SVGs are written), runs.csv, runs.json, as o->formats asks. Stops at the first file that
+ * cannot be written or converter that fails (-1, err); a missing converter is not a
+ * failure. */
+int export_write_dir(xb_export_dir *o, const xb_run *const *runs, size_t n,
+		     const xb_run *baseline, xb_err *err);
 
 #endif

@@ -170,15 +170,15 @@ void export_setmap_svg(xb_strbuf *sb, const xb_svg_setmap *maps, size_t nmaps, u
 
 typedef struct bar_panel {
 	const char *title;
-	size_t offset;   /* of the double in xb_run */
+	int metric;      /* enum xb_metric */
 	int decimals;
 	const char *unit;
 } bar_panel;
 
 static const bar_panel bar_panels[] = {
-	{"Misses per echo", offsetof(xb_run, misses_per_echo), 1, ""},
-	{"Ping turnaround", offsetof(xb_run, turnaround_ms), 3, " ms"},
-	{"Peak UDP echo", offsetof(xb_run, peak_udp_echo_per_s), 0, "/s"},
+	{"Misses per echo", XB_METRIC_MISSES, 1, ""},
+	{"Ping turnaround", XB_METRIC_TURNAROUND, 3, " ms"},
+	{"Peak UDP echo", XB_METRIC_PEAK_UDP, 0, "/s"},
 };
 
 #define BAR_LABEL 240
@@ -188,9 +188,7 @@ static const bar_panel bar_panels[] = {
 
 static double bar_value(const xb_run *r, const bar_panel *p)
 {
-	double v;
-	memcpy(&v, (const char *)r + p->offset, sizeof v);
-	return v;
+	return export_metric(r, p->metric);
 }
 
 void export_bars_svg(xb_strbuf *sb, const xb_run *const *list, size_t n,

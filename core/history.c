@@ -116,6 +116,16 @@ xb_run *history_run_dup(const xb_run *r)
 }
 
 /* The copy owns every pointer it holds, so the casts only undo history_run_dup's const. */
+static void free_funcs(xb_run_func *f, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free((char *)f[i].name);
+		free((char *)f[i].library);
+		free((char *)f[i].group);
+	}
+	free(f);
+}
+
 void history_run_free(xb_run *r)
 {
 	if (!r)
@@ -129,12 +139,7 @@ void history_run_free(xb_run *r)
 	free((char *)r->note);
 	free((uint8_t *)r->image_data);
 	free((uint16_t *)r->set_hot);
-	for (size_t i = 0; i < r->nfuncs; i++) {
-		free((char *)r->funcs[i].name);
-		free((char *)r->funcs[i].library);
-		free((char *)r->funcs[i].group);
-	}
-	free((xb_run_func *)r->funcs);
+	free_funcs((xb_run_func *)r->funcs, r->nfuncs);
 	free(r);
 }
 
@@ -307,16 +312,6 @@ static void bind_text(sqlite3_stmt *st, int i, const char *s)
 		sqlite3_bind_null(st, i);
 }
 
-static void hex_digest(const void *data, size_t n, char out[65])
-{
-	xb_sha256 s;
-	uint8_t d[32];
-	sha256_init(&s);
-	sha256_update(&s, data, n);
-	sha256_final(&s, d);
-	for (int i = 0; i < 32; i++)
-		snprintf(out + 2 * i, 3, "%02x", d[i]);
-}
 
 /* The set map as stored: little-endian 16-bit counts, whatever the host. */
 static uint8_t *set_blob(const xb_run *r)
@@ -416,7 +411,7 @@ int history_add(xb_history *h, xb_run *r, xb_err *err)
 {
 	if (r->image_data) {
 		char digest[65];
-		hex_digest(r->image_data, r->image_len, digest);
+		sha256_hex(r->image_data, r->image_len, digest);
 		if (r->image_hash[0] && strcmp(r->image_hash, digest) != 0)
 			return xb_fail(err, "%s: cannot add a run: its image_hash %.16s... is not the "
 					    "SHA-256 of its image bytes (%.16s...)",
@@ -424,7 +419,7 @@ int history_add(xb_history *h, xb_run *r, xb_err *err)
 		memcpy(r->image_hash, digest, sizeof digest);
 	}
 	if (r->layout_text && !r->layout_hash[0])
-		hex_digest(r->layout_text, strlen(r->layout_text), r->layout_hash);
+		sha256_hex(r->layout_text, strlen(r->layout_text), r->layout_hash);
 	if (!r->time[0]) {
 		time_t now = time(NULL);
 		struct tm tm;
@@ -546,14 +541,31 @@ static int read_funcs(xb_history *h, int64_t id, xb_run_func **out, size_t *n, x
 	return step == SQLITE_DONE ? 0 : db_fail(h, err, "cannot read the run's profile");
 }
 
-static void free_funcs(xb_run_func *f, size_t n)
+typedef struct id_list {
+	int64_t *ids;
+	size_t n, cap;
+} id_list;
+
+static int list_id(void *ctx, const xb_run *r)
 {
-	for (size_t i = 0; i < n; i++) {
-		free((char *)f[i].name);
-		free((char *)f[i].library);
-		free((char *)f[i].group);
+	id_list *l = ctx;
+	xb_grow(&l->ids, &l->cap, l->n + 1, sizeof *l->ids);
+	l->ids[l->n++] = r->id;
+	return 0;
+}
+
+int history_ids(xb_history *h, int64_t **ids, size_t *n, xb_err *err)
+{
+	id_list l = {0};
+	int rc = history_list(h, NULL, list_id, &l, err);
+	if (rc != 0) {
+		free(l.ids);
+		l.ids = NULL;
+		l.n = 0;
 	}
-	free(f);
+	*ids = l.ids;
+	*n = l.n;
+	return rc;
 }
 
 int history_get(xb_history *h, int64_t id, xb_run_fn fn, void *ctx, xb_err *err)

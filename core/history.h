@@ -101,6 +101,9 @@ int history_add(xb_history *h, xb_run *r, xb_err *err);
 typedef int (*xb_run_fn)(void *ctx, const xb_run *r);
 int history_list(xb_history *h, const char *image_hash, xb_run_fn fn, void *ctx, xb_err *err);
 
+/* Every run's id, oldest first: *ids (the caller frees; NULL when there is none), *n. */
+int history_ids(xb_history *h, int64_t **ids, size_t *n, xb_err *err);
+
 /* Calls fn once for run id, with its profile (funcs) and set map (set_hot) too, valid during
  * the call. Fails with "PATH: no run ID" when there is none. */
 int history_get(xb_history *h, int64_t id, xb_run_fn fn, void *ctx, xb_err *err);

@@ -103,6 +103,24 @@ int layout_read_file(xb_layout *l, const xb_image *img, const char *path, xb_err
 	return rc;
 }
 
+/* The next line of text at *cursor, cut in place and without its '#' comment; counts it in
+ * *lineno. NULL after the last. */
+static char *next_line(char **cursor, int *lineno)
+{
+	char *line = *cursor;
+	if (!line)
+		return NULL;
+	char *nl = strchr(line, '\n');
+	*cursor = nl ? nl + 1 : NULL;
+	if (nl)
+		*nl = 0;
+	(*lineno)++;
+	char *hash = strchr(line, '#');
+	if (hash)
+		*hash = 0;
+	return line;
+}
+
 /* Splits one line into at most max words (spaces and tabs); returns the count, or -1 when
  * there are more. */
 static int split_words(char *line, char **w, int max)
@@ -135,16 +153,8 @@ int layout_parse(xb_layout *l, const xb_image *img, const char *data, size_t len
 	xb_layout tmp;
 	layout_init(&tmp);
 	int rc = 0, lineno = 0;
-	char *next = NULL;
-	for (char *line = text; line; line = next) {
-		char *nl = strchr(line, '\n');
-		next = nl ? nl + 1 : NULL;
-		if (nl)
-			*nl = 0;
-		lineno++;
-		char *hash = strchr(line, '#');
-		if (hash)
-			*hash = 0;
+	char *cursor = text;
+	for (char *line; (line = next_line(&cursor, &lineno)) != NULL;) {
 		char *w[3];
 		int nw = split_words(line, w, 3);
 		if (nw < 0) {
@@ -323,16 +333,8 @@ int layout_names_parse(xb_name_list *out, const xb_image *img, const char *data,
 			first_of_input[img->funcs[i].input] = (int)i;
 	bool *seen = xcalloc(img->nfuncs + 1, sizeof *seen);
 	int rc = 0, lineno = 0;
-	char *next = NULL;
-	for (char *line = text; line; line = next) {
-		char *nl = strchr(line, '\n');
-		next = nl ? nl + 1 : NULL;
-		if (nl)
-			*nl = 0;
-		lineno++;
-		char *hash = strchr(line, '#');
-		if (hash)
-			*hash = 0;
+	char *cursor = text;
+	for (char *line; (line = next_line(&cursor, &lineno)) != NULL;) {
 		char *w[1];
 		int nw = split_words(line, w, 1);
 		if (nw < 0) {
@@ -424,7 +426,6 @@ typedef struct place_ctx {
 	uint32_t na_at;         /* its insertion point (an alias address) */
 	const int *na_block;    /* the inputs placed there, in order */
 	size_t nna;
-	uint32_t na_start, na_end;
 } place_ctx;
 
 static const xb_section *elf_section_named(const xb_image *img, const char *name)
@@ -672,10 +673,7 @@ static int relayout_region(place_ctx *c, enum xb_region_kind region, uint32_t in
 			uint32_t delta = (uint32_t)(o->addr - o->lma), vma = new_start + delta;
 			int out = outs[k].out;
 			uint32_t vend = relayout_output(c, out, vma - (uint32_t)o->addr, c->na_at,
-							c->na_block, NULL, c->nna, &c->na_start,
-							&c->na_end);
-			if (c->stub_size[out] && c->stub_at[out] + c->stub_size[out] > c->na_end)
-				c->na_end = c->stub_at[out] + c->stub_size[out];
+							c->na_block, NULL, c->nna, NULL, NULL);
 			c->out_at[out] = vma;
 			c->out_load[out] = new_start;
 			c->out_size[out] = vend - vma;
@@ -965,8 +963,6 @@ int layout_place_calls(const xb_image *img, const xb_target *tg, const xb_layout
 		else
 			out->veneer_bytes_flash += XB_VENEER_BYTES;
 	}
-	out->noalloc_start = c.na_out >= 0 ? c.na_start : 0;
-	out->noalloc_end = c.na_out >= 0 ? c.na_end : 0;
 	out->extra_ram = out->ram_end - out->ram_start;
 	if (ram_out >= 0 && c.stub_size[ram_out] && c.stub_at[ram_out] >= out->ram_end)
 		out->extra_ram = c.stub_at[ram_out] + c.stub_size[ram_out] - out->ram_start;

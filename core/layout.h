@@ -138,7 +138,6 @@ typedef struct xb_placement {
 	const xb_code *code;     /* the calls given to layout_place_calls (borrowed), or NULL */
 	uint32_t hot_start, hot_end;
 	uint32_t ram_start, ram_end;
-	uint32_t noalloc_start, noalloc_end; /* the no-allocate functions (alias addresses) */
 	uint32_t extra_ram;
 	uint32_t pad_bytes;
 	uint32_t flash_growth;   /* bytes the function-bearing flash sections grow by */

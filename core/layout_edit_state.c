@@ -13,16 +13,8 @@
 
 edit_number edit_grouped(uint32_t v)
 {
-	char digits[16];
-	int n = snprintf(digits, sizeof digits, "%u", v);
 	edit_number out;
-	int k = 0;
-	for (int i = 0; i < n; i++) {
-		if (i && (n - i) % 3 == 0)
-			out.s[k++] = ',';
-		out.s[k++] = digits[i];
-	}
-	out.s[k] = 0;
+	xb_grouped(out.s, sizeof out.s, v);
 	return out;
 }
 
@@ -192,17 +184,12 @@ int edit_unit_can_go(xb_editor *ed, int u, enum xb_place to, xb_err *err)
 			       "sections: it stays in default flash", f->name);
 	if (f->region != XB_REGION_FLASH)
 		return xb_fail(err, "%s is not in flash: only functions in flash can move", f->name);
-	if (ed->selector[u] == 0) {
+	if (ed->selector[u] <= 0) { /* not tried, or refused: the reason again */
 		xb_strbuf sb = {0};
-		xb_err e;
-		ed->selector[u] = snippet_selector(img, f, &sb, &e) == 0 ? 1 : -1;
+		ed->selector[u] = snippet_selector(img, f, &sb, err) == 0 ? 1 : -1;
 		sb_free(&sb);
-	}
-	if (ed->selector[u] < 0) {
-		xb_strbuf sb = {0};
-		snippet_selector(img, f, &sb, err);
-		sb_free(&sb);
-		return -1;
+		if (ed->selector[u] < 0)
+			return -1;
 	}
 	if (to == XB_PLACE_SRAM && ed->boot_why[u]) {
 		int c = ed->boot_culprit[u];
@@ -274,9 +261,9 @@ static void load_lines_below(const xb_editor *ed, const xb_placement *p, uint32_
 
 /* Appends unit u to work (the layout so far: SRAM entries and the hot block before u) at
  * the start that adds the least conflict to the lines before it, within the padding the
- * budget leaves; *offset gets where it starts in the way. */
+ * budget leaves. */
 static int resolve_auto(const xb_editor *ed, const edit_state *s, xb_layout *work, int u,
-			uint32_t *offset, xb_err *err)
+			xb_err *err)
 {
 	const xb_image *img = ed->img;
 	xb_placement p;
@@ -316,12 +303,11 @@ static int resolve_auto(const xb_editor *ed, const edit_state *s, xb_layout *wor
 	free(vec);
 	free(nvec);
 	set_load_free(&load);
-	*offset = (cur + best_d) & (ed->way - 1);
 	/* packed where it would go anyway: a plain hot entry, no padding counted */
 	if (best_d == gap)
 		layout_add(work, u, XB_PLACE_HOT, 0);
 	else
-		layout_add(work, u, XB_PLACE_COLOUR, *offset);
+		layout_add(work, u, XB_PLACE_COLOUR, (cur + best_d) & (ed->way - 1));
 	return 0;
 }
 
@@ -362,7 +348,7 @@ int edit_view_build(const xb_editor *ed, const edit_state *s, edit_view *v, xb_e
 				rc = xb_fail(err, "%s: automatic colours need PC samples or a trace", q);
 				free(q);
 			} else {
-				rc = resolve_auto(ed, s, &work, slot->unit, &v->offset[slot->unit], err);
+				rc = resolve_auto(ed, s, &work, slot->unit, err);
 			}
 		} else {
 			layout_add(&work, slot->unit, slot->place, slot->way_offset);
@@ -523,6 +509,10 @@ int edit_state_from_layout(xb_editor *ed, const xb_layout *l, bool flashed, edit
 		if (e->place == XB_PLACE_COLOUR && e->way_offset >= ed->way)
 			return xb_fail(err, "%s: colour offset 0x%x is outside the cache way (0x%x "
 				       "bytes)", img->funcs[e->func].name, e->way_offset, ed->way);
+		/* a layout to edit follows the rules of an edit (the unit's alignment too) */
+		if (!flashed &&
+		    edit_colour_ok(ed, u, (xb_edit_place){e->place, e->way_offset}, err) != 0)
+			return -1;
 		edit_state_set(next, u, (xb_edit_place){e->place, e->way_offset});
 	}
 	for (size_t k = 0; k < l->npins; k++) {

@@ -315,26 +315,41 @@ double plan_footprint(const xb_target *tg, const xb_trace *t)
 	return echoes ? lines / (double)echoes : NAN;
 }
 
-int plan_predict(const xb_plan_input *in, const xb_layout *l, xb_prediction *out, xb_err *err)
+static void prediction_clear(xb_prediction *out)
 {
 	memset(out, 0, sizeof *out);
 	out->misses_per_echo = NAN;
 	out->opt_bound_per_echo = NAN;
 	out->conflict_score = NAN;
 	out->footprint_lines = NAN;
+}
+
+int plan_predict(const xb_plan_input *in, const xb_layout *l, xb_prediction *out, xb_err *err)
+{
+	prediction_clear(out);
 	xb_placement p;
 	if (plan_place(in, l, &p, err) != 0)
 		return -1;
-	out->extra_ram = p.extra_ram;
-	out->pad_bytes = p.pad_bytes;
-	out->hot_bytes = p.hot_end - p.hot_start;
-	out->veneer_bytes_flash = p.veneer_bytes_flash;
-	out->veneer_bytes_ram = p.veneer_bytes_ram;
+	int rc = plan_predict_placed(in, &p, out, err);
+	placement_free(&p);
+	return rc;
+}
+
+int plan_predict_placed(const xb_plan_input *in, const xb_placement *pl, xb_prediction *out,
+			xb_err *err)
+{
+	prediction_clear(out);
+	const xb_placement *p = pl;
+	out->extra_ram = p->extra_ram;
+	out->pad_bytes = p->pad_bytes;
+	out->hot_bytes = p->hot_end - p->hot_start;
+	out->veneer_bytes_flash = p->veneer_bytes_flash;
+	out->veneer_bytes_ram = p->veneer_bytes_ram;
 	int rc = 0;
 	if (in->trace) {
 		out->model = "trace replay";
 		xb_trace moved;
-		layout_apply_trace(in->img, in->tg, &p, in->trace, &moved);
+		layout_apply_trace(in->img, in->tg, p, in->trace, &moved);
 		out->footprint_lines = plan_footprint(in->tg, &moved);
 		xb_miss_classes mc;
 		rc = classify_misses(in->tg, &moved, &mc, err);
@@ -364,10 +379,9 @@ int plan_predict(const xb_plan_input *in, const xb_layout *l, xb_prediction *out
 		xb_heat h;
 		rc = heat_build(&h, in, err);
 		if (rc == 0) {
-			out->conflict_score = plan_conflict_score(in, &h, &p, &out->sets_over_ways);
+			out->conflict_score = plan_conflict_score(in, &h, p, &out->sets_over_ways);
 			heat_free(&h);
 		}
 	}
-	placement_free(&p);
 	return rc;
 }

@@ -69,6 +69,10 @@ typedef struct xb_prediction {
 double plan_footprint(const xb_target *tg, const xb_trace *t);
 
 int plan_predict(const xb_plan_input *in, const xb_layout *l, xb_prediction *out, xb_err *err);
+/* The same for a layout already placed (layout_place_calls with in's calls), so that a
+ * caller that holds the placement does not place it again. */
+int plan_predict_placed(const xb_plan_input *in, const xb_placement *p, xb_prediction *out,
+			xb_err *err);
 
 /* Misses per echo as the virtual Pico measures them: for every traffic window of t (its
  * marks), the misses in it minus those of the idle window before it, summed, over the

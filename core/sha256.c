@@ -105,6 +105,14 @@ void sha256_final(xb_sha256 *s, uint8_t out[32])
 	}
 }
 
+static void final_hex(xb_sha256 *s, char out[65])
+{
+	uint8_t d[32];
+	sha256_final(s, d);
+	for (int i = 0; i < 32; i++)
+		snprintf(out + 2 * i, 3, "%02x", d[i]);
+}
+
 int sha256_file_hex(const char *path, char out[65], xb_err *err)
 {
 	FILE *f = fopen(path, "rb");
@@ -120,9 +128,14 @@ int sha256_file_hex(const char *path, char out[65], xb_err *err)
 	fclose(f);
 	if (bad)
 		return xb_fail(err, "%s: read error", path);
-	uint8_t d[32];
-	sha256_final(&s, d);
-	for (int i = 0; i < 32; i++)
-		snprintf(out + 2 * i, 3, "%02x", d[i]);
+	final_hex(&s, out);
 	return 0;
+}
+
+void sha256_hex(const void *data, size_t n, char out[65])
+{
+	xb_sha256 s;
+	sha256_init(&s);
+	sha256_update(&s, data, n);
+	final_hex(&s, out);
 }

@@ -20,5 +20,7 @@ void sha256_update(xb_sha256 *s, const void *data, size_t n);
 void sha256_final(xb_sha256 *s, uint8_t out[32]);
 /* The digest of a file as 64 lowercase hex characters and a NUL. */
 int sha256_file_hex(const char *path, char out[65], xb_err *err);
+/* The digest of n bytes at data, as 64 lower-case hex digits. */
+void sha256_hex(const void *data, size_t n, char out[65]);
 
 #endif

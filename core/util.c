@@ -3,6 +3,8 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
+#include <stdio.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -237,18 +239,26 @@ int xb_parse_u64(const char *s, uint64_t *out)
 	return 0;
 }
 
-void xb_json_string(FILE *f, const char *s)
+void sb_json_string(xb_strbuf *sb, const char *s)
 {
-	fputc('"', f);
+	sb_puts(sb, "\"");
 	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
 		if (*p == '"' || *p == '\\')
-			fprintf(f, "\\%c", *p);
-		else if (*p < 0x20)
-			fprintf(f, "\\u%04x", *p);
+			sb_printf(sb, "\\%c", *p);
+		else if (*p < 0x20 || *p == 0x7f)
+			sb_printf(sb, "\\u%04x", *p);
 		else
-			fputc(*p, f);
+			sb_append(sb, (const char *)p, 1);
 	}
-	fputc('"', f);
+	sb_puts(sb, "\"");
+}
+
+void xb_json_string(FILE *f, const char *s)
+{
+	xb_strbuf sb = {0};
+	sb_json_string(&sb, s);
+	fwrite(sb.buf, 1, sb.len, f);
+	sb_free(&sb);
 }
 
 int xb_hex_digit(int c)
@@ -337,4 +347,25 @@ char *xb_data_path(const char *rel)
 	free(p);
 #endif
 	return NULL;
+}
+
+const char *xb_grouped(char *buf, size_t cap, double v)
+{
+	char d[40];
+	if (!isfinite(v)) {
+		snprintf(buf, cap, "-");
+		return buf;
+	}
+	int n = snprintf(d, sizeof d, "%.0f", fabs(v)), k = 0;
+	if (v <= -0.5 && (size_t)k + 3 < cap) {
+		memcpy(buf, "\u2212", 3);
+		k = 3;
+	}
+	for (int i = 0; i < n && (size_t)k + 2 < cap; i++) {
+		if (i && (n - i) % 3 == 0)
+			buf[k++] = ',';
+		buf[k++] = d[i];
+	}
+	buf[k] = 0;
+	return buf;
 }

@@ -76,8 +76,13 @@ int xb_parse_hex(const char *s, size_t n, uint64_t max, uint64_t *out);
  * and control or non-ASCII bytes shown as '?', so the message stays one short line
  * whatever the input holds. */
 void xb_quote(char *dst, size_t cap, const char *s, size_t n);
+/* v rounded to a whole number with its thousands grouped ("21,344"; "\u22121,024" below
+ * zero; "-" when not finite), in buf; returns buf. */
+const char *xb_grouped(char *buf, size_t cap, double v);
 
 /* JSON output helper: writes s as a JSON string literal (with quotes) to f. */
 void xb_json_string(FILE *f, const char *s);
+/* The same, appended to sb. */
+void sb_json_string(xb_strbuf *sb, const char *s);
 
 #endif

@@ -11,8 +11,6 @@ typedef struct vctx {
 	const xb_target *tg;
 	int *role;           /* per stock function */
 	uint32_t *offset;    /* per stock function: planned way offset (COLOUR) */
-	uint8_t *noalloc;    /* per stock function: planned for the no-allocate section */
-	char *out_of_order;  /* per stock function */
 	char *bad;           /* per stock function: a problem was reported */
 	long *match;         /* per stock function: the built function, or -1 */
 	long *back;          /* per built function: the stock function, or -1 */
@@ -24,15 +22,15 @@ typedef struct vctx {
 
 const char *verify_role_name(int role)
 {
-	static const char *const names[] = {"hot", "colour", "SRAM", "other", "veneer", "missing",
-					    "new"};
+	static const char *const names[] = {"hot", "colour", "SRAM", "noalloc", "other", "veneer",
+					    "missing", "new"};
 	return role >= 0 && role <= XB_VERIFY_NEW ? names[role] : "?";
 }
 
 const char *verify_kind_name(int kind)
 {
-	static const char *const names[] = {"moved", "way", "not-sram", "order", "resized",
-					    "absent", "unexpected"};
+	static const char *const names[] = {"moved", "way", "not-sram", "resized", "absent",
+					    "unexpected"};
 	return kind >= 0 && kind <= XB_VERIFY_UNEXPECTED ? names[kind] : "?";
 }
 
@@ -228,27 +226,6 @@ static int in_sram(const vctx *c, uint32_t addr)
 	return r && r->kind == XB_REGION_SRAM;
 }
 
-/* The hot block's order: an entry planned after another must be found after it. */
-static void check_order(vctx *c, const xb_layout *l)
-{
-	int have_prev = 0;
-	uint32_t prev_pred = 0, prev_found = 0;
-	for (size_t k = 0; k < l->n; k++) {
-		const xb_layout_entry *e = &l->e[k];
-		if (e->place != XB_PLACE_HOT && e->place != XB_PLACE_COLOUR)
-			continue;
-		long j = c->match[e->func];
-		if (j < 0)
-			continue;
-		uint32_t pred = c->p->new_addr[e->func], found = c->built->funcs[j].addr;
-		if (have_prev && pred > prev_pred && found <= prev_found)
-			c->out_of_order[e->func] = 1;
-		have_prev = 1;
-		prev_pred = pred;
-		prev_found = found;
-	}
-}
-
 static void check_function(vctx *c, size_t i, uint32_t way)
 {
 	const xb_function *f = &c->stock->funcs[i];
@@ -273,8 +250,6 @@ static void check_function(vctx *c, size_t i, uint32_t way)
 		kind = XB_VERIFY_MOVED;
 	else if (role == XB_VERIFY_SRAM && !in_sram(c, g->addr))
 		kind = XB_VERIFY_NOT_SRAM;
-	else if (c->out_of_order[i])
-		kind = XB_VERIFY_ORDER;
 	if (kind >= 0 && f->alias_of >= 0 && c->bad[f->alias_of])
 		return; /* the same code: its first function's problem says it */
 	if (kind >= 0) {
@@ -293,7 +268,7 @@ static void check_function(vctx *c, size_t i, uint32_t way)
 	r->hot += role == XB_VERIFY_HOT;
 	r->coloured += role == XB_VERIFY_COLOUR;
 	r->sram += role == XB_VERIFY_SRAM;
-	r->noalloc += c->noalloc[i];
+	r->noalloc += role == XB_VERIFY_NOALLOC;
 }
 
 static int cmp_u32(const void *a, const void *b)
@@ -447,6 +422,22 @@ static void check_veneers(vctx *c)
 	free(hi);
 }
 
+int verify_relink(const xb_plan_input *in, const xb_layout *l, const xb_image_open *built,
+		  xb_verify_result *out, xb_err *err)
+{
+	xb_image b;
+	if (image_open(&b, built, in->tg, err) != 0)
+		return -1;
+	xb_placement pl;
+	int rc = plan_place(in, l, &pl, err);
+	if (rc == 0) {
+		rc = verify_image(in->img, in->tg, l, &pl, &b, out, err);
+		placement_free(&pl);
+	}
+	image_free(&b);
+	return rc;
+}
+
 int verify_image(const xb_image *stock, const xb_target *tg, const xb_layout *l,
 		 const xb_placement *p, const xb_image *built, xb_verify_result *out,
 		 xb_err *err)
@@ -465,8 +456,6 @@ int verify_image(const xb_image *stock, const xb_target *tg, const xb_layout *l,
 	size_t ns = stock->nfuncs, nb = built->nfuncs;
 	c.role = xmalloc((ns + 1) * sizeof *c.role);
 	c.offset = xcalloc(ns + 1, sizeof *c.offset);
-	c.noalloc = xcalloc(ns + 1, 1);
-	c.out_of_order = xcalloc(ns + 1, 1);
 	c.bad = xcalloc(ns + 1, 1);
 	c.match = xmalloc((ns + 1) * sizeof *c.match);
 	c.back = xmalloc((nb + 1) * sizeof *c.back);
@@ -483,16 +472,15 @@ int verify_image(const xb_image *stock, const xb_target *tg, const xb_layout *l,
 		c.role[e->func] = e->place == XB_PLACE_HOT      ? XB_VERIFY_HOT
 				  : e->place == XB_PLACE_COLOUR ? XB_VERIFY_COLOUR
 				  : e->place == XB_PLACE_SRAM   ? XB_VERIFY_SRAM
+				  : e->place == XB_PLACE_NOALLOC ? XB_VERIFY_NOALLOC
 								: XB_VERIFY_OTHER;
 		c.offset[e->func] = e->way_offset;
-		c.noalloc[e->func] = e->place == XB_PLACE_NOALLOC;
 	}
 	for (size_t i = 0; i < ns; i++) {
 		int a = stock->funcs[i].alias_of;
 		if (a >= 0 && (size_t)a < ns) { /* aliases go where their first goes */
 			c.role[i] = c.role[a];
 			c.offset[i] = c.offset[a];
-			c.noalloc[i] = c.noalloc[a];
 		}
 	}
 	for (size_t j = 0; j < nb; j++) {
@@ -506,7 +494,6 @@ int verify_image(const xb_image *stock, const xb_target *tg, const xb_layout *l,
 
 	match_by_name(&c);
 	match_renamed(&c);
-	check_order(&c, l);
 	for (size_t i = 0; i < ns; i++)
 		check_function(&c, i, way);
 	check_veneers(&c);
@@ -517,8 +504,6 @@ int verify_image(const xb_image *stock, const xb_target *tg, const xb_layout *l,
 
 	free(c.role);
 	free(c.offset);
-	free(c.noalloc);
-	free(c.out_of_order);
 	free(c.bad);
 	free(c.match);
 	free(c.back);
@@ -553,10 +538,6 @@ void verify_problem_text(const xb_verify_problem *pr, xb_strbuf *out)
 		break;
 	case XB_VERIFY_NOT_SRAM:
 		sb_printf(out, "%s (%s: found 0x%08x, outside SRAM)", pr->name, role, pr->found);
-		break;
-	case XB_VERIFY_ORDER:
-		sb_printf(out, "%s (%s: at 0x%08x, out of the hot block's order)", pr->name, role,
-			  pr->found);
 		break;
 	case XB_VERIFY_RESIZED:
 		sb_printf(out, "%s (%s: %u bytes, %u in the stock image)", pr->name, role,

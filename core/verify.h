@@ -12,6 +12,7 @@
 
 #include "image.h"
 #include "layout.h"
+#include "plan.h"
 #include "target.h"
 #include "util.h"
 
@@ -20,6 +21,7 @@ enum xb_verify_role {
 	XB_VERIFY_HOT = 0,
 	XB_VERIFY_COLOUR,
 	XB_VERIFY_SRAM,
+	XB_VERIFY_NOALLOC,  /* in the no-allocate section (the non-allocating flash alias) */
 	XB_VERIFY_OTHER,
 	XB_VERIFY_VENEER,   /* a long-branch veneer GNU ld made (__NAME_veneer) */
 	XB_VERIFY_MISSING,  /* a stock function the built image does not have */
@@ -30,7 +32,6 @@ enum xb_verify_kind {
 	XB_VERIFY_MOVED = 0, /* at another address than predicted */
 	XB_VERIFY_WAY,       /* coloured: at another offset in the cache way than planned */
 	XB_VERIFY_NOT_SRAM,  /* planned for SRAM, found elsewhere */
-	XB_VERIFY_ORDER,     /* hot block: not after the entry planned before it */
 	XB_VERIFY_RESIZED,   /* another size than in the stock image */
 	XB_VERIFY_ABSENT,    /* expected, not in the built image */
 	XB_VERIFY_UNEXPECTED,/* in the built image, not expected */
@@ -58,8 +59,7 @@ typedef struct xb_verify_result {
 	size_t nnotes, notes_cap;
 	size_t functions;    /* stock functions (aliases not counted) */
 	size_t placed;       /* of those, where the plan put them */
-	size_t hot, coloured, sram; /* of those, by role */
-	size_t noalloc;             /* of the others, those in the no-allocate section */
+	size_t hot, coloured, sram, noalloc; /* of those, by role */
 	size_t veneers;      /* veneers of the built image where the placement predicted */
 	size_t veneers_built, veneers_predicted;
 } xb_verify_result;
@@ -90,9 +90,15 @@ int verify_image(const xb_image *stock, const xb_target *tg, const xb_layout *l,
 void verify_free(xb_verify_result *r);
 int verify_ok(const xb_verify_result *r);
 
-/* "hot", "colour", "SRAM", "other", "veneer", "missing", "new". */
+/* The relinked image `built` opens against layout l placed over in's stock image (its
+ * calls for the veneers), verified with verify_image: 0 with out filled, -1 with err when
+ * the image cannot be opened, the layout placed or the two compared. */
+int verify_relink(const xb_plan_input *in, const xb_layout *l, const xb_image_open *built,
+		  xb_verify_result *out, xb_err *err);
+
+/* "hot", "colour", "SRAM", "noalloc", "other", "veneer", "missing", "new". */
 const char *verify_role_name(int role);
-/* "moved", "way", "not-sram", "order", "resized", "absent", "unexpected". */
+/* "moved", "way", "not-sram", "resized", "absent", "unexpected". */
 const char *verify_kind_name(int kind);
 /* One problem: "foo (SRAM: expected 0x20000120, found 0x20000128)". */
 void verify_problem_text(const xb_verify_problem *pr, xb_strbuf *out);

@@ -18,11 +18,8 @@ enum { MODE_TABLES, MODE_DIFF };
 static const unsigned compare_tables[2] = {EXPORT_TABLE_FLASH, EXPORT_TABLE_SRAM};
 #define MAX_COLS 24
 
-/* A run's key: its id, or where it is in memory while it has none (not yet stored). */
-typedef struct run_key {
-	int64_t id;
-	const xb_run *run;
-} run_key;
+/* A run's key: its id in the history (every run the model holds has one); 0: none. */
+typedef int64_t run_key;
 
 /* One row of the tables: a run in one table (the baseline is in both). */
 typedef struct entry {
@@ -43,7 +40,6 @@ typedef struct compare_diff {
 	int64_t aid, bid;
 	const xb_run_func *af, *bf;
 	size_t an, bn;
-	int valid;
 	diff_row *funcs, *groups;
 	size_t nfuncs, ngroups;
 } compare_diff;
@@ -54,7 +50,7 @@ typedef struct compare_state {
 	size_t top[2];         /* each table's scroll */
 	run_key sel;           /* the run under the cursor and its table, kept while runs come */
 	int sel_table;
-	run_key a, b;          /* chosen runs; id 0 and run NULL: none */
+	run_key a, b;          /* chosen runs; 0: none */
 	wg_list fl;            /* diff: the function rows' scroll */
 	entry *ent;
 	size_t nent, ent_cap, n1;
@@ -97,18 +93,18 @@ static void compare_destroy(void *st)
 
 static run_key key_of(const xb_run *r)
 {
-	return (run_key){r ? r->id : 0, r};
+	return r ? r->id : 0;
 }
 
 static int key_is(run_key k, const xb_run *r)
 {
-	return k.id ? r->id == k.id : k.run == r;
+	return k && r->id == k;
 }
 
 /* The run of the history a key names, or NULL (none chosen, or no longer there). */
 static const xb_run *run_find(const xb_model *m, run_key k)
 {
-	if ((!k.id && !k.run) || !m->runs)
+	if (!k || !m->runs)
 		return NULL;
 	for (size_t i = 0; i < m->nruns; i++)
 		if (m->runs[i] && key_is(k, m->runs[i]))
@@ -135,7 +131,7 @@ static void compare_entries(compare_state *s, const xb_model *m)
 		if (t == 0)
 			s->n1 = s->nent;
 	}
-	if (s->sel.id || s->sel.run)
+	if (s->sel)
 		for (size_t k = 0; k < s->nent; k++)
 			if (s->ent[k].table == s->sel_table && key_is(s->sel, s->ent[k].run)) {
 				s->list.sel = k;
@@ -164,10 +160,7 @@ static const char *run_name(char *buf, size_t cap, const xb_run *r)
 {
 	char label[96];
 	export_run_label(r, label, sizeof label);
-	if (r->id)
-		snprintf(buf, cap, "run %lld %s", (long long)r->id, label);
-	else
-		snprintf(buf, cap, "%s", label);
+	snprintf(buf, cap, "run %lld %s", (long long)r->id, label);
 	return buf;
 }
 
@@ -236,10 +229,7 @@ static void table_cell(void *ctx, size_t row, int col, char *buf, size_t cap, in
 		*el = XB_EL_MATCH;
 		return;
 	case TC_RUN:
-		if (r->id)
-			snprintf(buf, cap, "%lld", (long long)r->id);
-		else
-			snprintf(buf, cap, "-");
+		snprintf(buf, cap, "%lld", (long long)r->id);
 		return;
 	case TC_LAYOUT:
 		export_run_label(r, buf, cap);
@@ -407,12 +397,12 @@ static diff_row *merge_rows(const xb_run *a, const xb_run *b, int groups, size_t
 static const compare_diff *diff_of(compare_state *s, const xb_run *a, const xb_run *b)
 {
 	compare_diff *d = &s->diff;
-	if (d->valid && d->a == a && d->b == b && d->aid == a->id && d->bid == b->id &&
+	if (d->a && d->a == a && d->b == b && d->aid == a->id && d->bid == b->id &&
 	    d->af == a->funcs && d->bf == b->funcs && d->an == a->nfuncs && d->bn == b->nfuncs)
 		return d;
 	diff_clear(d);
 	*d = (compare_diff){.a = a, .b = b, .aid = a->id, .bid = b->id, .af = a->funcs,
-			    .bf = b->funcs, .an = a->nfuncs, .bn = b->nfuncs, .valid = 1};
+			    .bf = b->funcs, .an = a->nfuncs, .bn = b->nfuncs};
 	if (a->nfuncs && a->funcs && b->nfuncs && b->funcs) {
 		d->funcs = merge_rows(a, b, 0, &d->nfuncs);
 		d->groups = merge_rows(a, b, 1, &d->ngroups);
@@ -588,25 +578,18 @@ static void draw_summary(const xb_run *a, const xb_run *b, xb_canvas *c, xb_rect
 {
 	static const struct {
 		const char *label;
-		int decimals, lower_better;
+		int metric, decimals, lower_better;
 		const char *unit;
 	} figs[] = {
-		{"misses/echo ", 1, 1, ""},    {"turnaround ", 3, 1, " ms"},
-		{"peak UDP echo ", 0, 0, "/s"}, {"footprint ", 0, 1, " lines"},
-		{"extra RAM ", 1, 1, " KB"},
+		{"misses/echo ", XB_METRIC_MISSES, 1, 1, ""},
+		{"turnaround ", XB_METRIC_TURNAROUND, 3, 1, " ms"},
+		{"peak UDP echo ", XB_METRIC_PEAK_UDP, 0, 0, "/s"},
+		{"footprint ", XB_METRIC_FOOTPRINT, 0, 1, " lines"},
+		{"extra RAM ", XB_METRIC_EXTRA_RAM_KB, 1, 1, " KB"},
 	};
 	wg_pen p = wg_pen_at(c, r, row);
 	for (size_t k = 0; k < sizeof figs / sizeof figs[0]; k++) {
-		double va, vb;
-		switch (k) {
-		case 0: va = a->misses_per_echo, vb = b->misses_per_echo; break;
-		case 1: va = a->turnaround_ms, vb = b->turnaround_ms; break;
-		case 2: va = a->peak_udp_echo_per_s, vb = b->peak_udp_echo_per_s; break;
-		case 3: va = a->footprint_lines, vb = b->footprint_lines; break;
-		default:
-			va = a->extra_ram_bytes < 0 ? NAN : (double)a->extra_ram_bytes / 1024;
-			vb = b->extra_ram_bytes < 0 ? NAN : (double)b->extra_ram_bytes / 1024;
-		}
+		double va = export_metric(a, figs[k].metric), vb = export_metric(b, figs[k].metric);
 		if (isnan(va) && isnan(vb))
 			continue;
 		char x[WG_NUM], y[WG_NUM], ch[WG_NUM], text[128];
@@ -821,7 +804,7 @@ static int compare_choose(compare_state *s, const xb_model *m, xb_panel_result *
 	const xb_run *a = run_find(m, s->a), *b = run_find(m, s->b);
 	if (!a || b) {
 		s->a = key_of(r);
-		s->b = (run_key){0, NULL};
+		s->b = 0;
 		return wg_message(res, 0, "A: %s; enter on another run makes it B", name);
 	}
 	if (a == r)
@@ -848,7 +831,7 @@ static int compare_command(void *st, const xb_model *m, const char *verb, const 
 	if (strcmp(verb, "back") == 0) {
 		if (!run_find(m, s->a) && !run_find(m, s->b))
 			return res->flags = XB_PANEL_UNHANDLED;
-		s->a = s->b = (run_key){0, NULL};
+		s->a = s->b = 0;
 		return wg_message(res, 0, "runs A and B cleared");
 	}
 	if (s->mode == MODE_DIFF) {

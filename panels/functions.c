@@ -31,18 +31,15 @@ static const wg_column functions_columns[NCOLS] = {
 typedef struct functions_state {
 	wg_ftable t;          /* rows, selection, sort, filter, search */
 	double *fig;          /* per image function: its figure in the window */
-	struct functions_key *keys;
-	size_t keys_cap;
 	size_t nfig;
 	double total;         /* the share denominator */
-	xb_rect table;
 	const xb_model *m;    /* for the sort comparison and the rows a search makes again */
 } functions_state;
 
 static void *functions_create(void)
 {
 	functions_state *s = xcalloc(1, sizeof *s);
-	s->t.sel_func = -1;
+	wg_ftable_init(&s->t);
 	return s;
 }
 
@@ -51,9 +48,8 @@ static void functions_destroy(void *st)
 	functions_state *s = st;
 	if (!s)
 		return;
-	free(s->t.rows);
+	wg_ftable_free(&s->t);
 	free(s->fig);
-	free(s->keys);
 	free(s);
 }
 
@@ -67,31 +63,11 @@ static uint32_t functions_lines(const xb_model *m, size_t f)
 	return m->prof ? liveprof_func_lines_touched(m->prof, m->window, f) : 0;
 }
 
-/* A row's sort key, made once per sort so that comparisons stay cheap. */
-typedef struct functions_key {
-	double key;     /* descending (negated for the ascending fields); NaN last */
-	uint32_t addr;  /* ties: by address */
-	uint32_t func;
-	const char *name; /* SORT_NAME */
-} functions_key;
-
-static int functions_key_cmp(const void *pa, const void *pb)
+/* A row's sort key (wg_ftable_settle). */
+static double functions_key_of(void *ctx, size_t i)
 {
-	const functions_key *a = pa, *b = pb;
-	int r;
-	if (a->name)
-		r = strcmp(a->name, b->name);
-	else if (isnan(a->key) || isnan(b->key))
-		r = isnan(a->key) - isnan(b->key);
-	else
-		r = a->key > b->key ? -1 : a->key < b->key;
-	if (r == 0)
-		r = a->addr < b->addr ? -1 : a->addr > b->addr ? 1 : a->func < b->func ? -1 : 1;
-	return r;
-}
-
-static double functions_key_of(const functions_state *s, const xb_model *m, size_t i)
-{
+	const functions_state *s = ctx;
+	const xb_model *m = s->m;
 	const xb_function *f = &m->img->funcs[i];
 	switch (s->t.sort) {
 	case SORT_BYTES:
@@ -106,28 +82,6 @@ static double functions_key_of(const functions_state *s, const xb_model *m, size
 		return -(double)f->addr;
 	}
 	return s->fig[i];
-}
-
-/* Sorts the rows by the sort field (reversed when ascending, NaN staying last). */
-static void functions_sort(functions_state *s, const xb_model *m)
-{
-	xb_grow(&s->keys, &s->keys_cap, s->t.nrows + 1, sizeof *s->keys);
-	for (size_t r = 0; r < s->t.nrows; r++) {
-		size_t i = s->t.rows[r];
-		double k = functions_key_of(s, m, i);
-		s->keys[r] = (functions_key){s->t.ascending && !isnan(k) ? -k : k,
-					     m->img->funcs[i].addr, (uint32_t)i,
-					     s->t.sort == SORT_NAME ? m->img->funcs[i].name : NULL};
-	}
-	qsort(s->keys, s->t.nrows, sizeof *s->keys, functions_key_cmp);
-	if (s->t.sort == SORT_NAME && s->t.ascending)
-		for (size_t r = 0; r < s->t.nrows / 2; r++) {
-			functions_key t = s->keys[r];
-			s->keys[r] = s->keys[s->t.nrows - 1 - r];
-			s->keys[s->t.nrows - 1 - r] = t;
-		}
-	for (size_t r = 0; r < s->t.nrows; r++)
-		s->t.rows[r] = s->keys[r].func;
 }
 
 /* The rows: functions (first aliases) with samples, and those the filter or the search
@@ -155,16 +109,8 @@ static void functions_rows(functions_state *s, const xb_model *m)
 		if (keep)
 			s->t.rows[s->t.nrows++] = i;
 	}
-	functions_sort(s, m);
-	if (s->t.sel_func >= 0)
-		for (size_t r = 0; r < s->t.nrows; r++)
-			if ((long)s->t.rows[r] == s->t.sel_func) {
-				s->t.list.sel = r;
-				break;
-			}
-	if (s->t.list.sel >= s->t.nrows)
-		s->t.list.sel = s->t.nrows ? s->t.nrows - 1 : 0;
-	s->t.sel_func = s->t.nrows ? (long)s->t.rows[s->t.list.sel] : -1;
+	if (m->img)
+		wg_ftable_settle(&s->t, m->img, s->t.sort == SORT_NAME, functions_key_of, s);
 }
 
 static void functions_cell(void *ctx, size_t row, int col, char *buf, size_t cap, int *el)
@@ -264,21 +210,19 @@ static void functions_draw(void *st, const xb_model *m, xb_canvas *c, xb_rect r,
 	if (s->t.filter[0])
 		snprintf(title + k, sizeof title - (size_t)k, " filter '%s'", s->t.filter);
 	xb_rect in = panel_frame(c, r, title, focused);
-	s->table = (xb_rect){0, 0, 0, 0};
+	s->t.table = (xb_rect){0, 0, 0, 0};
 	if (in.w <= 0 || in.h <= 0)
 		return;
 	functions_rows(s, m);
 	functions_header(s, m, c, in);
 	xb_rect tr;
 	rect_split_rows(in, 1, NULL, &tr);
-	s->table = tr;
+	s->t.table = tr;
 	/* the name column as wide as the longest name, the rest blank at the right */
 	wg_column cols[NCOLS];
 	memcpy(cols, functions_columns, sizeof cols);
-	for (size_t row = 0; row < s->t.nrows; row++) {
-		int w = canvas_width(m->img->funcs[s->t.rows[row]].name);
-		cols[COL_NAME].max = w > cols[COL_NAME].max ? w : cols[COL_NAME].max;
-	}
+	if (m->img)
+		wg_ftable_name_width(&s->t, m->img, &cols[COL_NAME]);
 	char f[32];
 	wg_table t = {
 		.cols = cols,
@@ -327,11 +271,8 @@ static int functions_mouse(void *st, const xb_model *m, xb_rect r, const xb_mous
 		return res->flags;
 	}
 	functions_rows(s, m);
-	long row = wg_table_row_at(s->table, &s->t.list, s->t.nrows, ev->y);
-	if (row < 0 || ev->x < s->table.x || ev->x >= s->table.x + s->table.w)
+	if (wg_ftable_click(&s->t, ev) < 0)
 		return res->flags = XB_PANEL_UNHANDLED;
-	s->t.list.sel = (size_t)row;
-	s->t.sel_func = (long)s->t.rows[row];
 	return res->flags = XB_PANEL_REDRAW;
 }
 

@@ -65,30 +65,6 @@ static void help_push(help_state *s, int kind, size_t entry, size_t off, size_t 
 	s->lines[s->nlines++] = (help_line){kind, entry, off, len};
 }
 
-/* Byte length of the longest start of s (from off) that fits in w columns, broken at a
- * blank when there is one. */
-static size_t help_wrap(const char *s, size_t off, int w, int *last)
-{
-	const char *p = s + off;
-	size_t n = strlen(p);
-	if (canvas_width(p) <= w) {
-		*last = 1;
-		return n;
-	}
-	*last = 0;
-	size_t cut = 0, blank = 0;
-	int col = 0;
-	while (cut < n && col < w) {
-		if (p[cut] == ' ')
-			blank = cut;
-		cut++;
-		while (cut < n && ((unsigned char)p[cut] & 0xC0) == 0x80)
-			cut++;
-		col++;
-	}
-	return blank > 0 ? blank : cut;
-}
-
 /* The lines for width w: the note, then each group with its entries (the filter's only). */
 static void help_layout(help_state *s, const xb_model *m, int w)
 {
@@ -130,7 +106,7 @@ static void help_layout(help_state *s, const xb_model *m, int w)
 			size_t off = 0;
 			for (int part = 0; part < HELP_WRAP_LINES; part++) {
 				int last = 1;
-				size_t len = room > 0 ? help_wrap(text, off, room, &last) : 0;
+				size_t len = room > 0 ? wg_wrap(text + off, room, &last) : 0;
 				help_push(s, part ? HELP_MORE : HELP_ENTRY, k, off, len);
 				off += len;
 				while (text[off] == ' ')

@@ -41,8 +41,6 @@ typedef struct place_of {
 
 typedef struct layout_state {
 	wg_ftable t;          /* rows, selection, sort, filter, search */
-	struct layout_key *keys;
-	size_t keys_cap;
 	/* per base function, gathered at each look at the model */
 	place_of *pend, *flashed;
 	uint8_t *marks;       /* editor_compare's bits */
@@ -50,14 +48,13 @@ typedef struct layout_state {
 	size_t ndiff;         /* functions placed otherwise than in the flashed layout */
 	uint8_t *tag;         /* per base function: tagged */
 	size_t ntag, ntagged; /* entries of tag; how many are set */
-	xb_rect table;
 	const xb_model *m;    /* for the cells and the rows a search makes again */
 } layout_state;
 
 static void *layout_create(void)
 {
 	layout_state *s = xcalloc(1, sizeof *s);
-	s->t.sel_func = -1;
+	wg_ftable_init(&s->t);
 	return s;
 }
 
@@ -66,8 +63,7 @@ static void layout_destroy(void *st)
 	layout_state *s = st;
 	if (!s)
 		return;
-	free(s->t.rows);
-	free(s->keys);
+	wg_ftable_free(&s->t);
 	free(s->pend);
 	free(s->flashed);
 	free(s->marks);
@@ -192,31 +188,11 @@ static const char *place_text(char *buf, size_t cap, const place_of *p)
 
 /* ---- rows ---- */
 
-/* A row's sort key, made once per sort. */
-typedef struct layout_key {
-	double key;       /* descending (negated for the ascending fields); NaN last */
-	uint32_t addr;    /* ties: by address */
-	uint32_t func;
-	const char *name; /* SORT_NAME */
-} layout_key;
-
-static int layout_key_cmp(const void *pa, const void *pb)
+/* A row's sort key (wg_ftable_settle). */
+static double layout_key_of(void *ctx, size_t i)
 {
-	const layout_key *a = pa, *b = pb;
-	int r;
-	if (a->name)
-		r = strcmp(a->name, b->name);
-	else if (isnan(a->key) || isnan(b->key))
-		r = isnan(a->key) - isnan(b->key);
-	else
-		r = a->key > b->key ? -1 : a->key < b->key;
-	if (r == 0)
-		r = a->addr < b->addr ? -1 : a->addr > b->addr ? 1 : a->func < b->func ? -1 : 1;
-	return r;
-}
-
-static double layout_key_of(const layout_state *s, const xb_model *m, size_t i)
-{
+	const layout_state *s = ctx;
+	const xb_model *m = s->m;
 	const xb_function *f = &m->base->funcs[i];
 	double net = layout_net(m, i);
 	switch (s->t.sort) {
@@ -238,27 +214,6 @@ static double layout_key_of(const layout_state *s, const xb_model *m, size_t i)
 	}
 	}
 	return net;
-}
-
-static void layout_sort(layout_state *s, const xb_model *m)
-{
-	xb_grow(&s->keys, &s->keys_cap, s->t.nrows + 1, sizeof *s->keys);
-	for (size_t r = 0; r < s->t.nrows; r++) {
-		size_t i = s->t.rows[r];
-		double k = layout_key_of(s, m, i);
-		const xb_function *f = &m->base->funcs[i];
-		s->keys[r] = (layout_key){s->t.ascending && !isnan(k) ? -k : k, f->addr, (uint32_t)i,
-					  s->t.sort == SORT_NAME ? f->name : NULL};
-	}
-	qsort(s->keys, s->t.nrows, sizeof *s->keys, layout_key_cmp);
-	if (s->t.sort == SORT_NAME && s->t.ascending)
-		for (size_t r = 0; r < s->t.nrows / 2; r++) {
-			layout_key t = s->keys[r];
-			s->keys[r] = s->keys[s->t.nrows - 1 - r];
-			s->keys[s->t.nrows - 1 - r] = t;
-		}
-	for (size_t r = 0; r < s->t.nrows; r++)
-		s->t.rows[r] = s->keys[r].func;
 }
 
 /* The rows: functions (first aliases) with planning samples, placed by either layout or
@@ -286,16 +241,8 @@ static void layout_rows(layout_state *s, const xb_model *m)
 		if (keep)
 			s->t.rows[s->t.nrows++] = i;
 	}
-	layout_sort(s, m);
-	if (s->t.sel_func >= 0)
-		for (size_t r = 0; r < s->t.nrows; r++)
-			if ((long)s->t.rows[r] == s->t.sel_func) {
-				s->t.list.sel = r;
-				break;
-			}
-	if (s->t.list.sel >= s->t.nrows)
-		s->t.list.sel = s->t.nrows ? s->t.nrows - 1 : 0;
-	s->t.sel_func = s->t.nrows ? (long)s->t.rows[s->t.list.sel] : -1;
+	if (base)
+		wg_ftable_settle(&s->t, base, s->t.sort == SORT_NAME, layout_key_of, s);
 }
 
 static void layout_cell(void *ctx, size_t row, int col, char *buf, size_t cap, int *el)
@@ -365,28 +312,6 @@ static void layout_cell(void *ctx, size_t row, int col, char *buf, size_t cap, i
 
 /* ---- the header ---- */
 
-/* "21,344" */
-static const char *grouped(char *buf, size_t cap, double v)
-{
-	char d[40];
-	if (!isfinite(v)) {
-		snprintf(buf, cap, "-");
-		return buf;
-	}
-	int n = snprintf(d, sizeof d, "%.0f", fabs(v)), k = 0;
-	if (v <= -0.5 && (size_t)k + 3 < cap) {
-		memcpy(buf, "\u2212", 3);
-		k = 3;
-	}
-	for (int i = 0; i < n && (size_t)k + 2 < cap; i++) {
-		if (i && (n - i) % 3 == 0)
-			buf[k++] = ',';
-		buf[k++] = d[i];
-	}
-	buf[k] = 0;
-	return buf;
-}
-
 /* One item of a header line: " · " (not first in the row), label (dim), value (el), unit
  * (dim); written only when it fits whole. */
 static int layout_item(wg_pen *p, const char *label, const char *value, int el,
@@ -412,18 +337,18 @@ static void header_usage(const xb_edit_usage *u, wg_pen *p)
 {
 	char a[48], b[48], v[112];
 	wg_put(p, XB_EL_HEADER, "pending layout");
-	snprintf(v, sizeof v, "%s / %s", grouped(a, sizeof a, u->extra_ram),
-		 grouped(b, sizeof b, u->sram_budget));
+	snprintf(v, sizeof v, "%s / %s", xb_grouped(a, sizeof a, u->extra_ram),
+		 xb_grouped(b, sizeof b, u->sram_budget));
 	layout_item(p, "extra SRAM ", v, u->extra_ram > u->sram_budget ? XB_EL_ALERT : XB_EL_NORMAL,
 		    " B");
-	snprintf(v, sizeof v, "%s / %s", grouped(a, sizeof a, u->pad_bytes),
-		 grouped(b, sizeof b, u->pad_budget));
+	snprintf(v, sizeof v, "%s / %s", xb_grouped(a, sizeof a, u->pad_bytes),
+		 xb_grouped(b, sizeof b, u->pad_budget));
 	layout_item(p, "padding ", v, u->pad_bytes > u->pad_budget ? XB_EL_ALERT : XB_EL_NORMAL,
 		    " B");
-	layout_item(p, "hot block ", grouped(a, sizeof a, u->hot_bytes), XB_EL_NORMAL, " B");
+	layout_item(p, "hot block ", xb_grouped(a, sizeof a, u->hot_bytes), XB_EL_NORMAL, " B");
 	if (u->veneer_bytes_flash || u->veneer_bytes_ram) {
-		snprintf(v, sizeof v, "%s + %s", grouped(a, sizeof a, u->veneer_bytes_flash),
-			 grouped(b, sizeof b, u->veneer_bytes_ram));
+		snprintf(v, sizeof v, "%s + %s", xb_grouped(a, sizeof a, u->veneer_bytes_flash),
+			 xb_grouped(b, sizeof b, u->veneer_bytes_ram));
 		layout_item(p, "veneers ", v, XB_EL_NORMAL, " B (flash + SRAM)");
 	}
 }
@@ -514,8 +439,8 @@ static void header_prediction_line(const xb_model *m, wg_pen *p)
 		layout_item(p, NULL, NULL, XB_EL_NORMAL, v);
 	}
 	layout_item(p, "OPT ", wg_fixed(a, m->pending.opt_bound_per_echo, 1), XB_EL_NORMAL, NULL);
-	if (!isnan(m->pending_footprint))
-		layout_item(p, "footprint ", wg_fixed(a, m->pending_footprint, 0), XB_EL_NORMAL,
+	if (!isnan(m->pending.footprint_lines))
+		layout_item(p, "footprint ", wg_fixed(a, m->pending.footprint_lines, 0), XB_EL_NORMAL,
 			    NULL);
 	layout_item(p, NULL, NULL, XB_EL_NORMAL, m->pending.model);
 }
@@ -552,7 +477,7 @@ static void header_prediction_table(const xb_model *m, const xb_edit_usage *u, x
 		 isnan(fl->turnaround_ms) ? "" : " ms");
 	fv[FIG_TURNAROUND] = fb[3];
 	fv[FIG_FOOTPRINT] = wg_fixed(fb[4], fl->footprint, 0);
-	snprintf(fb[5], sizeof fb[5], "%s%s", grouped(a, sizeof a, fl->extra_ram),
+	snprintf(fb[5], sizeof fb[5], "%s%s", xb_grouped(a, sizeof a, fl->extra_ram),
 		 isnan(fl->extra_ram) ? "" : " B");
 	fv[FIG_EXTRA_RAM] = fb[5];
 	fv[FIG_PADDING] = "-";
@@ -567,11 +492,11 @@ static void header_prediction_table(const xb_model *m, const xb_edit_usage *u, x
 	if (!why) {
 		pv[FIG_PREDICTED] = wg_fixed(pb[1], m->pending.misses_per_echo, 1);
 		pv[FIG_OPT] = wg_fixed(pb[2], m->pending.opt_bound_per_echo, 1);
-		pv[FIG_FOOTPRINT] = wg_fixed(pb[4], m->pending_footprint, 0);
+		pv[FIG_FOOTPRINT] = wg_fixed(pb[4], m->pending.footprint_lines, 0);
 	}
-	snprintf(pb[5], sizeof pb[5], "%s B", grouped(a, sizeof a, u->extra_ram));
+	snprintf(pb[5], sizeof pb[5], "%s B", xb_grouped(a, sizeof a, u->extra_ram));
 	pv[FIG_EXTRA_RAM] = pb[5];
-	snprintf(pb[6], sizeof pb[6], "%s B", grouped(a, sizeof a, u->pad_bytes));
+	snprintf(pb[6], sizeof pb[6], "%s B", xb_grouped(a, sizeof a, u->pad_bytes));
 	pv[FIG_PADDING] = pb[6];
 	for (int k = 0; k < NFIGS; k++)
 		if (!why || k >= FIG_EXTRA_RAM)
@@ -605,13 +530,13 @@ static void header_prediction_table(const xb_model *m, const xb_edit_usage *u, x
 		wg_change(cb, m->pending.opt_bound_per_echo, fl->opt_bound, 1, &el);
 		wg_clip_field(c, r, r.x + FIG_LABEL_W + FIG_OPT * FIG_W, y + 3, FIG_W, el,
 			      XB_ALIGN_RIGHT, cb);
-		wg_change(cb, m->pending_footprint, fl->footprint, 1, &el);
+		wg_change(cb, m->pending.footprint_lines, fl->footprint, 1, &el);
 		wg_clip_field(c, r, r.x + FIG_LABEL_W + FIG_FOOTPRINT * FIG_W, y + 3, FIG_W, el,
 			      XB_ALIGN_RIGHT, cb);
 	}
 	if (!isnan(fl->extra_ram)) {
 		double d = (double)u->extra_ram - fl->extra_ram;
-		snprintf(t, sizeof t, "%s%s B", d > 0 ? "+" : "", grouped(a, sizeof a, d));
+		snprintf(t, sizeof t, "%s%s B", d > 0 ? "+" : "", xb_grouped(a, sizeof a, d));
 		wg_clip_field(c, r, r.x + FIG_LABEL_W + FIG_EXTRA_RAM * FIG_W, y + 3, FIG_W,
 			      d > 0 ? XB_EL_WARNING : d < 0 ? XB_EL_GOOD : XB_EL_NORMAL,
 			      XB_ALIGN_RIGHT, t);
@@ -720,7 +645,7 @@ static void layout_draw(void *st, const xb_model *m, xb_canvas *c, xb_rect r, in
 	if (s->t.filter[0])
 		snprintf(title + k, sizeof title - (size_t)k, " filter '%s'", s->t.filter);
 	xb_rect in = panel_frame(c, r, title, focused);
-	s->table = (xb_rect){0, 0, 0, 0};
+	s->t.table = (xb_rect){0, 0, 0, 0};
 	if (in.w <= 0 || in.h <= 0)
 		return;
 	layout_rows(s, m);
@@ -731,13 +656,10 @@ static void layout_draw(void *st, const xb_model *m, xb_canvas *c, xb_rect r, in
 	int head = layout_header(s, m, c, in);
 	xb_rect tr;
 	rect_split_rows(in, head, NULL, &tr);
-	s->table = tr;
+	s->t.table = tr;
 	wg_column cols[NCOLS];
 	memcpy(cols, layout_columns, sizeof cols);
-	for (size_t row = 0; row < s->t.nrows; row++) {
-		int w = canvas_width(m->base->funcs[s->t.rows[row]].name);
-		cols[COL_NAME].max = w > cols[COL_NAME].max ? w : cols[COL_NAME].max;
-	}
+	wg_ftable_name_width(&s->t, layout_base(m), &cols[COL_NAME]);
 	char f[32];
 	wg_table t = {
 		.cols = cols,
@@ -833,11 +755,8 @@ static int layout_mouse(void *st, const xb_model *m, xb_rect r, const xb_mouse *
 		return res->flags;
 	}
 	layout_rows(s, m);
-	long row = wg_table_row_at(s->table, &s->t.list, s->t.nrows, ev->y);
-	if (row < 0 || ev->x < s->table.x || ev->x >= s->table.x + s->table.w)
+	if (wg_ftable_click(&s->t, ev) < 0)
 		return res->flags = XB_PANEL_UNHANDLED;
-	s->t.list.sel = (size_t)row;
-	s->t.sel_func = (long)s->t.rows[row];
 	if (ev->kind == XB_MOUSE_DOUBLE)
 		return layout_tag(s, m, 0, res);
 	return res->flags = XB_PANEL_REDRAW;

@@ -104,7 +104,6 @@ typedef struct xb_model {
 	const xb_layout *flashed_layout; /* the flashed image's layout over base */
 	xb_model_image flashed;   /* the flashed image's figures */
 	xb_prediction pending;    /* the pending layout's prediction (model NULL: none) */
-	double pending_footprint; /* predicted lines one echo touches (NaN: no trace) */
 	const xb_setmap *pending_sets; /* the planning profile's hot lines where the pending
 				   * layout puts them (NULL without a planning profile) */
 	int loop_running;         /* a step of the loop runs */

@@ -40,7 +40,7 @@ void model_init(xb_model *m)
 	m->flashed.turnaround_ms = m->flashed.peak_udp = m->flashed.footprint = NAN;
 	m->flashed.extra_ram = NAN;
 	m->pending.misses_per_echo = m->pending.opt_bound_per_echo = NAN;
-	m->pending_footprint = NAN;
+	m->pending.footprint_lines = NAN;
 	m->loop_fraction = -1;
 	m->loop_progress = m->loop_result = "";
 	m->window = XB_WINDOW_10S;

@@ -7,6 +7,7 @@
 #include "../core/export.h"
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -717,6 +718,106 @@ void wg_chart_draw(xb_canvas *c, xb_rect r, const wg_chart *ch)
 			canvas_text(c, x + 1, ya, end - x - 2, XB_EL_CHART_MARKER,
 				    s->markers[m].label);
 	}
+}
+
+void wg_ftable_init(wg_ftable *t)
+{
+	memset(t, 0, sizeof *t);
+	t->sel_func = -1;
+}
+
+void wg_ftable_free(wg_ftable *t)
+{
+	free(t->rows);
+	free(t->keys);
+}
+
+/* A row's sort key, made once per sort so that comparisons stay cheap. */
+typedef struct wg_fkey {
+	double key;       /* descending (negated for ascending); NaN last */
+	uint32_t addr;    /* ties: by address */
+	uint32_t func;
+	const char *name; /* by name */
+} wg_fkey;
+
+static int fkey_cmp(const void *pa, const void *pb)
+{
+	const wg_fkey *a = pa, *b = pb;
+	int r;
+	if (a->name)
+		r = strcmp(a->name, b->name);
+	else if (isnan(a->key) || isnan(b->key))
+		r = isnan(a->key) - isnan(b->key);
+	else
+		r = a->key > b->key ? -1 : a->key < b->key;
+	if (r == 0)
+		r = a->addr < b->addr ? -1 : a->addr > b->addr ? 1 : a->func < b->func ? -1 : 1;
+	return r;
+}
+
+void wg_ftable_settle(wg_ftable *t, const xb_image *img, int by_name,
+		      double (*key)(void *ctx, size_t func), void *ctx)
+{
+	size_t n = t->nrows;
+	xb_grow(&t->keys, &t->keys_cap, n + 1, sizeof *t->keys);
+	for (size_t r = 0; r < n; r++) {
+		size_t i = t->rows[r];
+		const xb_function *f = &img->funcs[i];
+		double k = by_name ? 0 : key(ctx, i);
+		t->keys[r] = (wg_fkey){t->ascending && !isnan(k) ? -k : k, f->addr, (uint32_t)i,
+				       by_name ? f->name : NULL};
+	}
+	qsort(t->keys, n, sizeof *t->keys, fkey_cmp);
+	for (size_t r = 0; r < n; r++)
+		t->rows[r] = t->keys[by_name && t->ascending ? n - 1 - r : r].func;
+	if (t->sel_func >= 0)
+		for (size_t r = 0; r < n; r++)
+			if ((long)t->rows[r] == t->sel_func) {
+				t->list.sel = r;
+				break;
+			}
+	if (t->list.sel >= n)
+		t->list.sel = n ? n - 1 : 0;
+	t->sel_func = n ? (long)t->rows[t->list.sel] : -1;
+}
+
+size_t wg_wrap(const char *p, int w, int *last)
+{
+	size_t n = strlen(p);
+	if (canvas_width(p) <= w) {
+		*last = 1;
+		return n;
+	}
+	*last = 0;
+	size_t cut = 0, blank = 0;
+	int col = 0;
+	while (cut < n && col < w) {
+		if (p[cut] == ' ')
+			blank = cut;
+		cut++;
+		while (cut < n && ((unsigned char)p[cut] & 0xC0) == 0x80)
+			cut++;
+		col++;
+	}
+	return blank > 0 ? blank : cut;
+}
+
+void wg_ftable_name_width(const wg_ftable *t, const xb_image *img, wg_column *col)
+{
+	for (size_t row = 0; row < t->nrows; row++) {
+		int w = canvas_width(img->funcs[t->rows[row]].name);
+		col->max = w > col->max ? w : col->max;
+	}
+}
+
+long wg_ftable_click(wg_ftable *t, const xb_mouse *ev)
+{
+	long row = wg_table_row_at(t->table, &t->list, t->nrows, ev->y);
+	if (row < 0 || ev->x < t->table.x || ev->x >= t->table.x + t->table.w)
+		return -1;
+	t->list.sel = (size_t)row;
+	t->sel_func = (long)t->rows[row];
+	return row;
 }
 
 /* The next row (dir 1) or the previous one (-1) whose function's name holds the search,

@@ -111,7 +111,22 @@ typedef struct wg_ftable {
 	char filter[128], search[128];
 	long sel_func;        /* the selected function (kept while rows move), -1 none */
 	size_t *rows, nrows, rows_cap;
+	struct wg_fkey *keys; /* wg_ftable_settle's sort keys */
+	size_t keys_cap;
+	xb_rect table;        /* where the table was last drawn (for clicks) */
 } wg_ftable;
+
+void wg_ftable_init(wg_ftable *t);
+void wg_ftable_free(wg_ftable *t);
+
+/* Puts rows just made in order and keeps the selection on its function (or in range).
+ * by_name: by name, A to Z (Z to A when ascending); else by key(ctx, function) from the
+ * largest (the smallest when ascending), NaN last; ties by address. */
+void wg_ftable_settle(wg_ftable *t, const xb_image *img, int by_name,
+		      double (*key)(void *ctx, size_t func), void *ctx);
+
+/* The row at a click (ev in t->table), selected; -1 when the click is not on a row. */
+long wg_ftable_click(wg_ftable *t, const xb_mouse *ev);
 
 /* The verbs such tables share, on rows made up to date by the caller: the moves, sort
  * [FIELD] (one of sorts, comma-separated; the same field again reverses the order), filter
@@ -161,6 +176,13 @@ void wg_table_draw(xb_canvas *c, xb_rect r, const wg_table *t, wg_list *l);
 /* The row drawn at canvas row y by the last wg_table_draw in r, or -1 (the header, below
  * the last row, outside r). */
 long wg_table_row_at(xb_rect r, const wg_list *l, size_t nrows, int y);
+
+/* Byte length of the longest start of p that fits in w columns, broken at a blank when
+ * there is one; *last: all of p fits. */
+size_t wg_wrap(const char *p, int w, int *last);
+
+/* Widens col, the name column of a table of img's functions, to its longest row's name. */
+void wg_ftable_name_width(const wg_ftable *t, const xb_image *img, wg_column *col);
 
 /* ---- Fields (sort fields, modes) ---- */
 

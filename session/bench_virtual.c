@@ -79,7 +79,7 @@ struct bench_virtual {
 	FILE *trace_f;
 	xb_trace_stream ts;
 	int tracing;
-	int trace_failed; /* under the lock: the last trace could not be written */
+	int trace_failed; /* the last trace could not be written (published with the state) */
 	vb_send *sends;  /* scheduled, not sent yet */
 	xb_pacer pacer;
 	uint64_t unplugged_until; /* board cycle before which the probe refuses connections */
@@ -364,13 +364,11 @@ static void trace_end(bench_virtual *v)
 {
 	if (!v->tracing)
 		return;
-	board_set_trace(v->b, NULL);
+	if (v->b)
+		board_set_trace(v->b, NULL);
 	trace_stream_close(&v->ts);
-	if (fclose(v->trace_f) != 0) {
-		lock(v);
+	if (fclose(v->trace_f) != 0)
 		v->trace_failed = 1;
-		unlock(v);
-	}
 	v->trace_f = NULL;
 	v->tracing = 0;
 }
@@ -382,17 +380,13 @@ static void exec_trace(bench_virtual *v, const char *path)
 	if (!path)
 		return;
 	if (!(v->trace_f = fopen(path, "wb"))) {
-		lock(v);
 		v->trace_failed = 1;
-		unlock(v);
 		return;
 	}
 	trace_stream_open(&v->ts, v->trace_f);
 	board_set_trace(v->b, &v->ts);
 	v->tracing = 1;
-	lock(v);
 	v->trace_failed = 0;
-	unlock(v);
 }
 
 static void exec_cmd(bench_virtual *v, const vb_cmd *c)
@@ -956,11 +950,8 @@ static void bv_close(xb_bench *b)
 	vbench_free(v->vb);
 	dap_free(v->dap);
 	swd_free(v->swd);
+	trace_end(v);
 	pico_free(v->p);
-	if (v->tracing) {
-		trace_stream_close(&v->ts);
-		fclose(v->trace_f);
-	}
 	if (v->board_wake >= 0)
 		close(v->board_wake);
 	if (v->session_wake >= 0)

@@ -71,10 +71,10 @@ int builder_error_line_generic(const char *line)
 	return strstr(line, "*** ") != NULL;
 }
 
-static int safe_name(const char *s)
+int builder_safe_name(const char *s)
 {
 	size_t n = strlen(s);
-	if (n == 0 || n > 64 || s[0] == '.' || s[0] == '-')
+	if (n == 0 || n > XB_SAFE_NAME_MAX || s[0] == '.' || s[0] == '-')
 		return 0;
 	for (size_t i = 0; i < n; i++)
 		if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') ||
@@ -93,11 +93,12 @@ int builder_check_request(const xb_build_request *rq, xb_err *err)
 			       rq->layout_dir);
 	if (!rq->build_dir || !*rq->build_dir)
 		return xb_fail(err, "no build folder");
-	if (!rq->name || !safe_name(rq->name)) {
+	if (!rq->name || !builder_safe_name(rq->name)) {
 		char q[80];
 		xb_quote(q, sizeof q, rq->name ? rq->name : "", rq->name ? strlen(rq->name) : 0);
 		return xb_fail(err, "layout name '%s' is not a safe file name: use letters, digits, "
-				    "'.', '_', '+' and '-' (not first), at most 64", q);
+				    "'.', '_', '+' and '-' (not first), at most %d bytes", q,
+			       XB_SAFE_NAME_MAX);
 	}
 	if (rq->elf && !*rq->elf)
 		return xb_fail(err, "empty ELF path");
@@ -350,11 +351,6 @@ int build_pollfd(const xb_build_job *j)
 int build_timeout_ms(const xb_build_job *j)
 {
 	return j->done ? -1 : proc_timeout_ms(j->proc);
-}
-
-uint64_t build_next_deadline(const xb_build_job *j)
-{
-	return j->done ? XB_PROC_NO_DEADLINE : proc_next_deadline(j->proc);
 }
 
 void build_cancel(xb_build_job *j)

@@ -63,7 +63,6 @@ xb_build_job *build_start(const xb_builder *b, const xb_build_request *rq,
  * there). */
 int build_pollfd(const xb_build_job *j);
 int build_timeout_ms(const xb_build_job *j);
-uint64_t build_next_deadline(const xb_build_job *j);
 int build_pump(xb_build_job *j);
 
 /* Stops the build (proc_cancel); the result becomes CANCELLED once it has ended. */

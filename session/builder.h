@@ -15,12 +15,15 @@ typedef struct xb_build_request {
 				   * xipbench_ramfunc.ld, layout.txt ...) */
 	const char *build_dir;    /* the build's own folder (make: BUILD_DIR, where the
 				   * objects of each variant are kept) */
-	const char *name;         /* the layout's name, a safe file name: letters, digits,
-				   * '.', '_', '+', '-', not starting with '.' or '-', at most
-				   * 64 bytes */
+	const char *name;         /* the layout's name, a safe file name (builder_safe_name) */
 	const char *elf;          /* the ELF the build must produce (make) or will report
 				   * (command); NULL: BUILD_DIR/layouts/NAME.elf */
 } xb_build_request;
+
+/* Whether n is a safe file name for a layout or a run: letters, digits, '.', '_', '+',
+ * '-', not starting with '.' or '-', at most XB_SAFE_NAME_MAX bytes. */
+#define XB_SAFE_NAME_MAX 63
+int builder_safe_name(const char *n);
 
 /* A builder's settings (each builder reads the fields it documents). */
 typedef struct xb_builder_config {
@@ -91,6 +94,9 @@ extern const xb_builder_ops builder_make, builder_command;
 /* Every builder, ended by NULL; one by name. */
 extern const xb_builder_ops *const builders[];
 const xb_builder_ops *builder_find(const char *name);
+/* The shipped echo firmware's folder (xb_data_path's firmware/, the make builder's default),
+ * a new string, or NULL with err. */
+char *builder_firmware_dir(xb_err *err);
 
 /* Shared by the builders (build_job.c). */
 /* ninja's "[n/m]" at the start of a line, CMake's and make's "[ NN%]": 0..1, else -1. */

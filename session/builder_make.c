@@ -35,10 +35,18 @@ static char *makefile_dir(const xb_builder_config *cfg, xb_err *err)
 		}
 		return xstrdup(cfg->dir);
 	}
-	char *mk = xb_data_path("firmware/Makefile");
-	if (!mk) {
+	char *dir = builder_firmware_dir(NULL);
+	if (!dir)
 		xb_fail(err, "the echo firmware's sources (firmware/Makefile) were not found; "
 			     "give the make builder the firmware's folder");
+	return dir;
+}
+
+char *builder_firmware_dir(xb_err *err)
+{
+	char *mk = xb_data_path("firmware/Makefile");
+	if (!mk) {
+		xb_fail(err, "the echo firmware's sources (firmware/Makefile) were not found");
 		return NULL;
 	}
 	*strrchr(mk, '/') = 0;

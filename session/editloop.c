@@ -70,16 +70,10 @@ const char *editloop_step_name(int step)
 	return step >= 0 && step <= XB_STEP_RECORD ? step_names[step] : "?";
 }
 
-static void note(xb_editloop *l, int level, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void note(xb_editloop *l, int level, const char *fmt, ...)
-{
-	char buf[512];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof buf, fmt, ap);
-	va_end(ap);
-	logring_add(session_log_mut(l->s), session_now(l->s), XB_LOG_XIPBENCH, level, buf);
-}
+/* A line in the session's log, from xipbench. */
+#define note(l, level, ...)                                                                \
+	logring_printf(session_log_mut((l)->s), session_now((l)->s), XB_LOG_XIPBENCH, (level), \
+		       __VA_ARGS__)
 
 static void set_progress(xb_editloop *l, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void set_progress(xb_editloop *l, const char *fmt, ...)
@@ -160,19 +154,16 @@ xb_editloop *editloop_new(xb_session *s, const xb_editloop_config *c, xb_err *er
 	l->c.variant = xstrdup(c->variant ? c->variant : "stock");
 	samples_init(&l->samples);
 	xb_image_open io = {.elf = elf, .map = c->base_map, .groups = c->groups, .need_map = 1};
+	/* on failure editloop_free takes what there is (every part starts zeroed) */
 	if (image_open(&l->base, &io, session_target(s), err) != 0) {
 		xb_fail(err, "%s: layouts are planned on the image with its map: %s", elf, err->msg);
-		goto fail;
+		editloop_free(l);
+		return NULL;
 	}
 	l->in = (xb_plan_input){.img = &l->base, .tg = session_target(s)};
-	if (plan_inputs_load(&l->pi, NULL, NULL, &l->in, err) != 0) {
-		image_free(&l->base);
-		goto fail;
-	}
-	if (xb_mkdirs(l->work, err) != 0) {
-		plan_inputs_free(&l->pi);
-		image_free(&l->base);
-		goto fail;
+	if (plan_inputs_load(&l->pi, NULL, NULL, &l->in, err) != 0 || xb_mkdirs(l->work, err) != 0) {
+		editloop_free(l);
+		return NULL;
 	}
 	xb_loop_image *b = image_new("stock", elf, l->base.map.path);
 	snprintf(b->layout.strategy, sizeof b->layout.strategy, "stock");
@@ -183,15 +174,6 @@ xb_editloop *editloop_new(xb_session *s, const xb_editloop_config *c, xb_err *er
 		return NULL;
 	}
 	return l;
-fail:
-	free(l->work);
-	free(l->bdir);
-	free((char *)l->c.flash_command);
-	free((char *)l->c.history);
-	free((char *)l->c.variant);
-	samples_free(&l->samples);
-	free(l);
-	return NULL;
 }
 
 static void turbo(xb_editloop *l, int on);
@@ -384,17 +366,6 @@ static void make_name(xb_editloop *l, const xb_layout *layout, const char *name,
 		 l->made);
 }
 
-static int safe_name(const char *n)
-{
-	if (!*n || *n == '.' || *n == '-' || strlen(n) > 63)
-		return 0;
-	for (const char *p = n; *p; p++)
-		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
-		      *p == '.' || *p == '_' || *p == '+' || *p == '-'))
-			return 0;
-	return 1;
-}
-
 int editloop_start(xb_editloop *l, const xb_layout *layout, const char *name, unsigned steps,
 		   xb_report *rep)
 {
@@ -422,7 +393,7 @@ int editloop_start(xb_editloop *l, const xb_layout *layout, const char *name, un
 			return report_fail(rep, XB_STATUS_BAD_ARGUMENT, "no layout to relink");
 		char nm[64];
 		make_name(l, layout, name, nm, sizeof nm);
-		if (!safe_name(nm))
+		if (!builder_safe_name(nm))
 			return report_fail(rep, XB_STATUS_BAD_ARGUMENT, "'%s' cannot name a layout: "
 					   "letters, digits, '.', '_', '+', '-', at most 63", nm);
 		if (l->last && !in_good(l, l->last))
@@ -452,9 +423,10 @@ int editloop_start(xb_editloop *l, const xb_layout *layout, const char *name, un
 		if (steps == XB_LOOP_MEASURE && name && *name) {
 			/* the flashed image measured under another name (a condition such as the
 			 * cache switched off): a run of its own, the flashed image's figures stay */
-			if (!safe_name(name))
+			if (!builder_safe_name(name))
 				return report_fail(rep, XB_STATUS_BAD_ARGUMENT, "'%s' cannot name a run: "
-						   "letters, digits, '.', '_', '+', '-'", name);
+						   "letters, digits, '.', '_', '+', '-' (not first), "
+						   "at most %d bytes", name, XB_SAFE_NAME_MAX);
 			if (l->last && !in_good(l, l->last))
 				image_free_one(l->last);
 			l->last = m = image_new(name, top->elf, top->map);
@@ -532,6 +504,12 @@ static void next(xb_editloop *l)
 		       last->elf);
 }
 
+/* The folder an image's layout is written to (a new string). */
+static char *layout_dir(const xb_editloop *l, const xb_loop_image *im)
+{
+	return xasprintf("%s/layouts/%s", l->work, im->name);
+}
+
 static void step_profile(xb_editloop *l)
 {
 	xb_session *s = l->s;
@@ -594,7 +572,7 @@ static void step_profile(xb_editloop *l)
 
 static void step_write(xb_editloop *l, xb_loop_image *im)
 {
-	char *dir = xasprintf("%s/layouts/%s", l->work, im->name);
+	char *dir = layout_dir(l, im);
 	xb_err err;
 	if (plan_write_layout_dir(&l->in, &im->layout, dir, &err) != 0) {
 		fail(l, XB_STATUS_IO, "%s: %s", im->name, err.msg);
@@ -625,7 +603,7 @@ static void build_line(void *ctx, const char *line, size_t len, int error)
 static void step_relink(xb_editloop *l, xb_loop_image *im)
 {
 	if (!l->entered) {
-		char *dir = xasprintf("%s/layouts/%s", l->work, im->name);
+		char *dir = layout_dir(l, im);
 		char *elf = xasprintf("%s/images/%s.elf", l->work, im->name);
 		xb_build_request rq = {.layout_dir = dir, .build_dir = l->bdir, .name = im->name,
 				       .elf = elf};
@@ -669,21 +647,10 @@ static void step_relink(xb_editloop *l, xb_loop_image *im)
 
 static void step_verify(xb_editloop *l, xb_loop_image *im)
 {
-	xb_image built;
 	xb_err err;
 	xb_image_open io = {.elf = im->elf, .map = im->map, .groups = l->c.groups};
-	if (image_open(&built, &io, l->in.tg, &err) != 0) {
-		fail(l, XB_STATUS_VERIFY_FAILED, "%s: the relinked image: %s", im->name, err.msg);
-		return;
-	}
-	xb_placement pl;
-	if (plan_place(&l->in, &im->layout, &pl, &err) != 0) {
-		image_free(&built);
-		fail(l, XB_STATUS_VERIFY_FAILED, "%s: %s", im->name, err.msg);
-		return;
-	}
 	xb_verify_result vr;
-	int rc = verify_image(&l->base, l->in.tg, &im->layout, &pl, &built, &vr, &err);
+	int rc = verify_relink(&l->in, &im->layout, &io, &vr, &err);
 	xb_strbuf sum = {0};
 	if (rc == 0)
 		verify_summary(&vr, &sum);
@@ -707,8 +674,6 @@ static void step_verify(xb_editloop *l, xb_loop_image *im)
 	sb_free(&sum);
 	if (rc == 0)
 		verify_free(&vr);
-	placement_free(&pl);
-	image_free(&built);
 }
 
 /* Starts the session's reflash of im (program: through the probe). */
@@ -731,7 +696,7 @@ static void flash_line(void *ctx, const char *line, size_t len)
 static int flash_command(xb_editloop *l, xb_loop_image *im)
 {
 	xb_builder_config cfg = {.command = l->c.flash_command};
-	char *ldir = xasprintf("%s/layouts/%s", l->work, im->name);
+	char *ldir = layout_dir(l, im);
 	xb_build_request rq = {.layout_dir = ldir, .build_dir = l->bdir, .name = im->name,
 			       .elf = im->elf};
 	xb_build_cmd cmd = {0};
@@ -963,18 +928,7 @@ static void step_record(xb_editloop *l, xb_loop_image *im)
 	xb_bench_state st;
 	session_bench_state(l->s, &st);
 	xb_method m;
-	export_method_init(&m);
-	const xb_measure_plan *mp = &l->c.measure;
-	m.pings = mp->pings;
-	m.interval_ms = mp->interval_ms;
-	m.ping_size = mp->ping_size;
-	for (size_t i = 0; mp->rates && i < mp->nrates && i < EXPORT_METHOD_MAX_RATES; i++)
-		m.rates[m.nrates++] = mp->rates[i];
-	m.step_s = mp->step_s;
-	m.gap_s = mp->gap_s;
-	m.passes = mp->passes;
-	m.udp_size = mp->udp_size;
-	m.footprint_ms = mp->footprint_ms;
+	session_measure_method(&l->c.measure, &m);
 	xb_strbuf method = {0};
 	export_method_json(&method, &m);
 	run.image = im->elf;

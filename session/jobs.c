@@ -68,6 +68,14 @@ struct job_state {
 	xb_measure_result res;
 };
 
+/* What every end of a job undoes: its traffic stops and live traffic runs again as the
+ * board's phase wants (job_start turned it off). */
+static void job_end(xb_session *s)
+{
+	traffic_stop_owner(s, TR_JOB);
+	traffic_live(s, s->phase == XB_PHASE_RUNNING);
+}
+
 static void job_fail(xb_session *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void job_fail(xb_session *s, const char *fmt, ...)
 {
@@ -84,7 +92,7 @@ static void job_fail(xb_session *s, const char *fmt, ...)
 	if (j->tracing)
 		s->bench->ops->trace(s->bench, NULL, NULL);
 	session_sampling(s, s->o.sample);
-	traffic_stop_owner(s, TR_JOB);
+	job_end(s);
 	session_note(s, XB_LOG_ERROR, "%s", j->rep.msg);
 }
 
@@ -456,8 +464,7 @@ void jobs_pump(xb_session *s)
 	} while (j->result == XB_JOB_RUNNING && j->step != before);
 	if (j->result == XB_JOB_DONE) {
 		snprintf(j->progress, sizeof j->progress, "done");
-		traffic_stop_owner(s, TR_JOB);
-		traffic_live(s, s->phase == XB_PHASE_RUNNING);
+		job_end(s);
 	}
 }
 
@@ -578,6 +585,21 @@ int session_measure(xb_session *s, const xb_measure_plan *p, xb_report *rep)
 	return 0;
 }
 
+void session_measure_method(const xb_measure_plan *p, xb_method *m)
+{
+	export_method_init(m);
+	m->pings = p->pings;
+	m->interval_ms = p->interval_ms;
+	m->ping_size = p->ping_size;
+	for (size_t i = 0; p->rates && i < p->nrates && i < EXPORT_METHOD_MAX_RATES; i++)
+		m->rates[m->nrates++] = p->rates[i];
+	m->step_s = p->step_s;
+	m->gap_s = p->gap_s;
+	m->passes = p->passes;
+	m->udp_size = p->udp_size;
+	m->footprint_ms = p->footprint_ms;
+}
+
 int session_profile_run(xb_session *s, const xb_profile_plan *p, xb_report *rep)
 {
 	if (!p->pings || !(p->interval_ms > 0) || (p->udp_rate && !(p->udp_seconds > 0)))
@@ -591,8 +613,8 @@ int session_profile_run(xb_session *s, const xb_profile_plan *p, xb_report *rep)
 	s->job->pp = *p;
 	if (p->trace_path) {
 		if (s->bench->ops->trace(s->bench, p->trace_path, rep) != 0) {
-			s->job->result = XB_JOB_FAILED;
-			s->job->rep = *rep;
+			s->job->rep.status = rep->status;
+			job_fail(s, "%s", rep->msg);
 			return -1;
 		}
 		s->job->tracing = 1;
@@ -608,7 +630,6 @@ void session_cancel_job(xb_session *s)
 		return;
 	s->job->rep.status = XB_STATUS_CANCELLED;
 	job_fail(s, "%s: cancelled", s->job->kind == JOB_MEASURE ? "the measurement" : "the profile run");
-	traffic_live(s, s->phase == XB_PHASE_RUNNING);
 }
 
 int session_job(const xb_session *s, xb_report *rep)

@@ -78,6 +78,15 @@ int session_load_first_image(xb_session *s, xb_report *rep)
 	return 0;
 }
 
+/* A flash that went through: said in the log, its figures kept for the status. */
+static void flashed(xb_session *s, const ss_flash *f)
+{
+	session_note(s, XB_LOG_INFO, "flashed %s: %zu bytes in %zu sectors, %.3f s", f->elf,
+		     f->fr.image_bytes, f->fr.sectors, f->fr.seconds);
+	s->flash_s = f->fr.seconds;
+	s->flash_bytes = f->fr.image_bytes;
+}
+
 /* Programs and resets: what runs in the worker thread (live) or in the caller's. */
 static void flash_work(ss_flash *f)
 {
@@ -130,26 +139,22 @@ static ss_flash *flash_new(xb_session *s, const char *elf, int program)
 	return f;
 }
 
+/* (the caller flashes only when the options say so) */
 int session_flash_first_image(xb_session *s, xb_report *rep)
 {
-	ss_flash *f = flash_new(s, s->elf, s->o.flash);
+	ss_flash *f = flash_new(s, s->elf, 1);
 	xb_err err;
-	if (f->program && xb_read_file(s->elf, (char **)&f->data, &f->len, &err) != 0) {
+	if (xb_read_file(s->elf, (char **)&f->data, &f->len, &err) != 0) {
 		flash_free(f);
 		return report_err(rep, XB_STATUS_IO, &err);
 	}
-	if (f->program)
-		session_progress(s, "flashing %s through %s", s->elf, dap_client_name(s->probe.dap));
+	session_progress(s, "flashing %s through %s", s->elf, dap_client_name(s->probe.dap));
 	flash_work(f);
 	int rc = f->rc;
-	if (rc != 0) {
+	if (rc != 0)
 		*rep = f->rep;
-	} else if (f->program) {
-		session_note(s, XB_LOG_INFO, "flashed %s: %zu bytes in %zu sectors, %.3f s", s->elf,
-			    f->fr.image_bytes, f->fr.sectors, f->fr.seconds);
-		s->flash_s = f->fr.seconds;
-		s->flash_bytes = f->fr.image_bytes;
-	}
+	else
+		flashed(s, f);
 	flash_free(f);
 	return rc;
 }
@@ -166,20 +171,10 @@ static void adopt(xb_session *s, ss_flash *f)
 	f->src = NULL;
 	free(s->elf);
 	s->elf = xstrdup(f->elf);
-	if (f->data)
-		find_sleep_pcs(s, f->data, f->len);
-	else {
-		char *data = NULL;
-		size_t len = 0;
-		if (xb_read_file(s->elf, &data, &len, NULL) == 0)
-			find_sleep_pcs(s, (const uint8_t *)data, len);
-		free(data);
-	}
+	find_sleep_pcs(s, f->data, f->len); /* session_reflash read the image */
 	live_new_image(s);
-	if (f->program) {
-		s->flash_s = f->fr.seconds;
-		s->flash_bytes = f->fr.image_bytes;
-	}
+	if (f->program)
+		flashed(s, f);
 	const char *base = strrchr(s->elf, '/');
 	char label[96];
 	snprintf(label, sizeof label, "flashed %s", base ? base + 1 : s->elf);
@@ -197,9 +192,6 @@ static void finish(xb_session *s)
 		f->threaded = 0;
 	}
 	if (f->rc == 0) {
-		if (f->program)
-			session_note(s, XB_LOG_INFO, "flashed %s: %zu bytes in %zu sectors, %.3f s",
-				    f->elf, f->fr.image_bytes, f->fr.sectors, f->fr.seconds);
 		adopt(s, f);
 		s->reflash_result = XB_JOB_DONE;
 		report_clear(&s->reflash_rep);

@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../core/export.h"
 #include "../core/image.h"
 #include "../core/liveprof.h"
 #include "../core/logring.h"
@@ -248,6 +249,8 @@ typedef struct xb_profile_plan {
 
 /* Starts a job (the session's own traffic pauses while it runs). One at a time. */
 int session_measure(xb_session *s, const xb_measure_plan *p, xb_report *rep);
+/* The plan as the history and the method paragraph keep it (export_method_init first). */
+void session_measure_method(const xb_measure_plan *p, xb_method *m);
 int session_profile_run(xb_session *s, const xb_profile_plan *p, xb_report *rep);
 enum { XB_JOB_NONE = 0, XB_JOB_RUNNING, XB_JOB_DONE, XB_JOB_FAILED };
 /* Ends the running job (FAILED, status XB_STATUS_CANCELLED); the live traffic resumes. */

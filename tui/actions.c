@@ -598,8 +598,8 @@ const xb_action app_actions[] = {
 	 0, act_revert},
 	{"cancel", "X", "", "stop the loop's running step (the board keeps the last good image)",
 	 "Loop", 0, 0, act_cancel},
-	{"export", "", "DIR", "the runs as report.md, runs.csv, runs.json and bars.svg", "Loop", 1,
-	 1, act_export},
+	{"export", "", "DIR", "the runs as report.md, runs.csv, runs.json and SVGs (xipbench "
+	 "report)", "Loop", 1, 1, act_export},
 
 	{"caption", "", "[TEXT]", "a caption over the panels; {figures} in it show measured values "
 	 "(none: no caption)", "Scripts", 0, ACT_MAX_ARGS, act_caption},

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../panels/widgets.h"
 #include "app.h"
 
 /* The latest run named `layout`, or NULL. */
@@ -15,28 +16,6 @@ static const xb_run *run_named(const xb_model *m, const char *layout)
 		if (m->runs[i]->layout && strcmp(m->runs[i]->layout, layout) == 0)
 			return m->runs[i];
 	return NULL;
-}
-
-/* A run's figure by name, NaN when unknown. */
-static double run_field(const xb_run *r, const char *f)
-{
-	if (!r)
-		return NAN;
-	if (strcmp(f, "misses_per_echo") == 0)
-		return r->misses_per_echo;
-	if (strcmp(f, "predicted") == 0)
-		return r->predicted_misses_per_echo;
-	if (strcmp(f, "opt_bound") == 0)
-		return r->opt_bound_misses_per_echo;
-	if (strcmp(f, "turnaround") == 0)
-		return r->turnaround_ms;
-	if (strcmp(f, "peak_udp") == 0)
-		return r->peak_udp_echo_per_s;
-	if (strcmp(f, "footprint") == 0)
-		return r->footprint_lines;
-	if (strcmp(f, "extra_ram_kb") == 0)
-		return r->extra_ram_bytes < 0 ? NAN : (double)r->extra_ram_bytes / 1024;
-	return NAN;
 }
 
 static uint32_t sets_over(const xb_setmap *s)
@@ -55,10 +34,15 @@ static int value(const xb_model *m, const char *name, char *out, size_t cap)
 		if (!dot || dot - name - 4 >= (long)sizeof layout)
 			return 0;
 		snprintf(layout, sizeof layout, "%.*s", (int)(dot - name - 4), name + 4);
-		v = run_field(run_named(m, layout), dot + 1);
-		decimals = strcmp(dot + 1, "turnaround") == 0 ? 3 : strstr(dot + 1, "_kb") ? 1 : 0;
+		int k = export_metric_find(dot + 1);
+		if (k < 0)
+			return 0;
+		const xb_run *r = run_named(m, layout);
+		v = r ? export_metric(r, k) : NAN;
+		/* counts as whole numbers, times in ms to the µs, sizes in KB to a tenth */
+		decimals = k == XB_METRIC_TURNAROUND ? 3 : k == XB_METRIC_EXTRA_RAM_KB ? 1 : 0;
 	} else if (strcmp(name, "cache.lines") == 0) {
-		v = m->tg ? (double)m->tg->cache.size / m->tg->cache.line : NAN;
+		v = m->tg ? (double)target_cache_lines(m->tg) : NAN;
 	} else if (strcmp(name, "cache.kb") == 0) {
 		v = m->tg ? (double)m->tg->cache.size / 1024 : NAN;
 	} else if (strcmp(name, "sets.over") == 0) {
@@ -81,20 +65,30 @@ static int value(const xb_model *m, const char *name, char *out, size_t cap)
 	if (isnan(v))
 		snprintf(out, cap, "?");
 	else if (!decimals && fabs(v) >= 1000)
-		snprintf(out, cap, "%.0f,%03.0f", floor(v / 1000), fmod(round(v), 1000));
+		xb_grouped(out, cap, v);
 	else
 		snprintf(out, cap, "%.*f", decimals, v);
 	return 1;
+}
+
+/* The placeholder "{NAME}" at p: its closing '}' with NAME in name, or NULL (no '}', or a
+ * name too long). */
+static const char *placeholder(const char *p, char name[64])
+{
+	const char *end = strchr(p, '}');
+	if (!end || end - p - 1 >= 64)
+		return NULL;
+	snprintf(name, 64, "%.*s", (int)(end - p - 1), p + 1);
+	return end;
 }
 
 void caption_expand(const xb_model *m, const char *text, char *out, size_t cap)
 {
 	size_t k = 0;
 	for (const char *p = text; *p && k + 1 < cap;) {
-		const char *end = *p == '{' ? strchr(p, '}') : NULL;
-		if (end && end - p - 1 < 64) {
-			char name[64], v[32];
-			snprintf(name, sizeof name, "%.*s", (int)(end - p - 1), p + 1);
+		char name[64], v[32];
+		const char *end = *p == '{' ? placeholder(p, name) : NULL;
+		if (end) {
 			if (value(m, name, v, sizeof v)) {
 				k += (size_t)snprintf(out + k, cap - k, "%s", v);
 				if (k >= cap)
@@ -112,19 +106,20 @@ int caption_check(const char *text, char *why, size_t cap)
 {
 	static const xb_model empty;
 	for (const char *p = strchr(text, '{'); p; p = strchr(p + 1, '{')) {
-		const char *end = strchr(p, '}');
 		char name[64], v[32];
-		if (!end || end - p - 1 >= 64) {
+		if (!placeholder(p, name)) {
 			snprintf(why, cap, "a '{' without its '}'");
 			return -1;
 		}
-		snprintf(name, sizeof name, "%.*s", (int)(end - p - 1), p + 1);
 		if (!value(&empty, name, v, sizeof v)) {
-			snprintf(why, cap, "no figure '{%s}' (run:NAME.misses_per_echo, .predicted, "
-				 ".opt_bound, .turnaround, .peak_udp, .footprint, .extra_ram_kb; "
-				 "cache.lines, cache.kb, sets.over, pending.sets_over, "
-				 "pending.misses_per_echo, pending.extra_ram_kb, live.misses_per_echo, "
-				 "live.turnaround)", name);
+			char keys[256];
+			size_t k = 0;
+			for (int i = 0; i < XB_METRICS && k < sizeof keys; i++)
+				k += (size_t)snprintf(keys + k, sizeof keys - k, "%s.%s",
+						      i ? ", " : "run:NAME", export_metric_key(i));
+			snprintf(why, cap, "no figure '{%s}' (%s; cache.lines, cache.kb, sets.over, "
+				 "pending.sets_over, pending.misses_per_echo, pending.extra_ram_kb, "
+				 "live.misses_per_echo, live.turnaround)", name, keys);
 			return -1;
 		}
 	}
@@ -138,30 +133,28 @@ int caption_draw(xb_app *a, xb_rect area)
 	char text[1024];
 	caption_expand(&a->model, a->caption, text, sizeof text);
 	int inner = area.w - 4 > 10 ? area.w - 4 : 10;
-	int lines = (int)(strlen(text) / (size_t)inner) + 1;
-	if (lines > 3)
-		lines = 3;
-	int h = lines + 2;
+	/* at most 3 lines, broken at blanks */
+	const char *start[3];
+	size_t len[3];
+	int lines = 0;
+	for (const char *p = text; *p && lines < 3;) {
+		int last;
+		size_t n = wg_wrap(p, inner, &last);
+		start[lines] = p;
+		len[lines++] = n;
+		p += n;
+		while (*p == ' ')
+			p++;
+	}
+	int h = (lines ? lines : 1) + 2;
 	xb_rect r = {area.x, area.y + area.h - h, area.w, h};
 	canvas_fill(a->cv, r, ' ', XB_EL_NORMAL);
 	canvas_box(a->cv, r, XB_EL_BORDER_FOCUS, a->script_paused ? "Demo (paused: Space goes "
 			 "on, n steps)" : "Demo (Space pauses)", XB_EL_TITLE);
-	const char *p = text;
-	for (int y = 0; y < lines && *p; y++) {
-		size_t n = strlen(p);
-		if ((int)n > inner) { /* break at a space */
-			n = (size_t)inner;
-			while (n > 0 && p[n] != ' ')
-				n--;
-			if (n == 0)
-				n = (size_t)inner;
-		}
+	for (int y = 0; y < lines; y++) {
 		char line[1024];
-		snprintf(line, sizeof line, "%.*s", (int)n, p);
+		snprintf(line, sizeof line, "%.*s", (int)len[y], start[y]);
 		canvas_text(a->cv, r.x + 2, r.y + 1 + y, inner, XB_EL_NORMAL, line);
-		p += n;
-		while (*p == ' ')
-			p++;
 	}
 	return h;
 }

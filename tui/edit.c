@@ -185,19 +185,6 @@ static int keep_run(void *ctx, const xb_run *r)
 	return 1;
 }
 
-typedef struct id_list {
-	int64_t *ids;
-	size_t n, cap;
-} id_list;
-
-static int list_id(void *ctx, const xb_run *r)
-{
-	id_list *l = ctx;
-	xb_grow(&l->ids, &l->cap, l->n + 1, sizeof *l->ids);
-	l->ids[l->n++] = r->id;
-	return 0;
-}
-
 /* Reads every run again (with its profile and set map) after the loop recorded one; a
  * database another process holds is tried again on the next frame (never waited for). */
 static void read_history(xb_app *a)
@@ -216,19 +203,20 @@ static void read_history(xb_app *a)
 	xb_err err;
 	if (history_open_flags(&h, e->history, HISTORY_SHORT_WAIT, &err) != 0)
 		return;
-	id_list ids = {0};
-	if (history_list(h, NULL, list_id, &ids, &err) == 0) {
+	int64_t *ids;
+	size_t n;
+	if (history_ids(h, &ids, &n, &err) == 0) {
 		free_runs(e);
-		e->runs = xcalloc(ids.n ? ids.n : 1, sizeof *e->runs);
-		for (size_t i = 0; i < ids.n; i++) {
+		e->runs = xcalloc(n ? n : 1, sizeof *e->runs);
+		for (size_t i = 0; i < n; i++) {
 			xb_run *got = NULL;
-			if (history_get(h, ids.ids[i], keep_run, &got, &err) == 0 && got)
+			if (history_get(h, ids[i], keep_run, &got, &err) == 0 && got)
 				e->runs[e->nruns++] = got;
 		}
 		e->history_read = 1;
 		e->history_version = v;
+		free(ids);
 	}
-	free(ids.ids);
 	history_close(h);
 }
 
@@ -250,12 +238,13 @@ static void pending_figures(xb_app *a)
 		return;
 	e->pending_key = key;
 	e->have_pending_key = 1;
-	memset(&e->pending, 0, sizeof e->pending);
-	e->pending.misses_per_echo = e->pending.opt_bound_per_echo = NAN;
+	/* the editor holds the pending layout's placement: predicted without placing again */
 	xb_err err;
-	if ((in->prof || in->trace) && plan_predict(in, l, &e->pending, &err) != 0) {
-		memset(&e->pending, 0, sizeof e->pending);
+	if (!(in->prof || in->trace) ||
+	    plan_predict_placed(in, editor_placement(e->ed), &e->pending, &err) != 0) {
+		memset(&e->pending, 0, sizeof e->pending); /* no model: no prediction */
 		e->pending.misses_per_echo = e->pending.opt_bound_per_echo = NAN;
+		e->pending.footprint_lines = NAN;
 	}
 	e->have_pending_sets = 0;
 	if (in->prof) {
@@ -292,7 +281,6 @@ void edit_update_model(xb_app *a)
 	if (e->ed) {
 		pending_figures(a);
 		m->pending = e->pending;
-		m->pending_footprint = e->pending.footprint_lines;
 		m->pending_sets = e->have_pending_sets ? &e->pending_sets : NULL;
 	}
 	m->loop_running = editloop_state(l) == XB_LOOP_RUNNING;

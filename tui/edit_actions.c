@@ -103,7 +103,7 @@ static int parse_place(const xb_app *a, const char *name, const char *arg, xb_ed
 		if (arg && strcmp(arg, "auto") != 0) {
 			char *end;
 			unsigned long set = strtoul(arg, &end, 0);
-			uint32_t nsets = a->tg.cache.size / a->tg.cache.line / a->tg.cache.ways;
+			uint32_t nsets = target_sets(&a->tg);
 			if (end == arg || *end || set >= nsets) {
 				snprintf(msg, cap, "colour %s: a start set 0 to %u, or auto", arg, nsets - 1);
 				return -1;
@@ -448,7 +448,8 @@ int act_cancel(xb_app *a, int argc, char **argv, char *msg, size_t cap)
 	return act_done(msg, cap, 0, "cancelling");
 }
 
-/* :export DIR: the runs as report.md, runs.csv, runs.json, SVGs (and PNGs) */
+/* :export DIR: the runs as xipbench report --out writes them, against the baseline the
+ * compare panel shows */
 int act_export(xb_app *a, int argc, char **argv, char *msg, size_t cap)
 {
 	(void)argc;
@@ -459,40 +460,17 @@ int act_export(xb_app *a, int argc, char **argv, char *msg, size_t cap)
 	xb_err err;
 	if (xb_mkdirs(dir, &err) != 0)
 		return failed(msg, cap, err.msg);
-	const xb_run *base = NULL;
-	for (size_t i = 0; i < m->nruns && !base; i++)
-		if (m->runs[i]->layout && strcmp(m->runs[i]->layout, "stock") == 0)
-			base = m->runs[i];
+	const xb_run *const *runs = (const xb_run *const *)m->runs;
+	const xb_run *base = export_default_baseline(runs, m->nruns);
 	if (!base)
 		base = m->runs[0];
-	xb_strbuf md = {0}, csv = {0}, json = {0}, bars = {0};
-	export_report_markdown(&md, (const xb_run *const *)m->runs, m->nruns, base, NULL,
-			       a->edit ? a->edit->history : NULL);
-	export_runs_csv(&csv, (const xb_run *const *)m->runs, m->nruns);
-	export_runs_json(&json, (const xb_run *const *)m->runs, m->nruns);
-	export_bars_svg(&bars, (const xb_run *const *)m->runs, m->nruns, base);
-	char *p_md = xasprintf("%s/report.md", dir), *p_csv = xasprintf("%s/runs.csv", dir);
-	char *p_json = xasprintf("%s/runs.json", dir), *p_bars = xasprintf("%s/bars.svg", dir);
-	int rc = export_write(p_md, &md, &err) || export_write(p_csv, &csv, &err) ||
-		 export_write(p_json, &json, &err) || export_write(p_bars, &bars, &err);
-	int pngs = 0;
-	if (!rc) {
-		char *png = xasprintf("%s/bars.png", dir);
-		pngs = export_png(p_bars, png, &err) == 0;
-		free(png);
-	}
-	sb_free(&md);
-	sb_free(&csv);
-	sb_free(&json);
-	sb_free(&bars);
-	free(p_md);
-	free(p_csv);
-	free(p_json);
-	free(p_bars);
-	if (rc)
+	xb_export_dir o = {.dir = dir, .formats = XB_EXPORT_ALL, .ways = a->tg.cache.ways,
+			   .source = a->edit ? a->edit->history : NULL};
+	if (export_write_dir(&o, runs, m->nruns, base, &err) != 0)
 		return failed(msg, cap, err.msg);
-	return act_done(msg, cap, 0, "%zu runs exported to %s: report.md, runs.csv, runs.json, bars.svg%s",
-		    m->nruns, dir, pngs ? ", bars.png" : "");
+	return act_done(msg, cap, 0, "%zu runs exported to %s: %zu files (report.md, runs.csv, "
+			"runs.json, SVGs%s)", m->nruns, dir, o.files, o.no_png ? "; no PNG: "
+			"no converter installed" : " and PNGs");
 }
 
 int edit_loop_running(const xb_app *a)

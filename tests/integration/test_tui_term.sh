@@ -5,9 +5,6 @@
 # logs are checked; quitting, a crash (abort) and NO_COLOR and ASCII runs must each leave the
 # terminal as it was (normal screen, cursor shown, mouse reporting off).
 . tests/integration/lib.sh
-# the checks read UTF-8 (grep's {N} counts characters), whatever the caller's locale
-LC_ALL=C.UTF-8
-export LC_ALL
 
 BIN="$XB_BUILD/tests/test_tui_term"
 if ! command -v tmux >/dev/null 2>&1; then
@@ -20,28 +17,9 @@ if [ ! -x "$BIN" ]; then
 	exit
 fi
 
-SOCK="xb-$$"
-T() { tmux -L "$SOCK" -f "$XB_WORK/tmux.conf" "$@"; }
-# the server goes at the end, and its socket with it (kill-server leaves the file)
-SOCKFILE="${TMUX_TMPDIR:-/tmp}/tmux-$(id -u)/$SOCK"
-trap 'T kill-server >/dev/null 2>&1; rm -f "$SOCKFILE"' EXIT INT TERM
-if infocmp tmux-256color >/dev/null 2>&1; then TT=tmux-256color; else TT=screen-256color; fi
-printf 'set -g default-terminal %s\nset -g history-limit 100\n' "$TT" >"$XB_WORK/tmux.conf"
-
-# wait_for COMMAND...: polls until the command succeeds, for at most 10 s.
-wait_for() {
-	i=0
-	while [ $i -lt 200 ]; do
-		"$@" >/dev/null 2>&1 && return 0
-		sleep 0.05
-		i=$((i + 1))
-	done
-	return 1
-}
-pane() { T capture-pane -p -t "$1"; }
-pane_has() { pane "$1" | grep -qF -- "$2"; }
+W=$XB_WORK
+. tests/tui/tmux.sh
 log_has() { grep -qxF -- "$2" "$XB_WORK/$1.log"; }
-flag() { T display -p -t "$1" "#{$2}"; }
 
 # start NAME ENV...: a session whose pane prints a line, runs the program with ENV, prints
 # its exit status and waits (so that the pane stays to be looked at).
@@ -59,7 +37,7 @@ EOF
 
 # expect_restored NAME STATUS: the program ended with STATUS and the terminal is back.
 expect_restored() {
-	if wait_for pane_has "$1" "exit status $2"; then ok "$1: exits with status $2"; else
+	if wait_for 10 pane_has "$1" "exit status $2"; then ok "$1: exits with status $2"; else
 		not_ok "$1: no 'exit status $2'"
 		pane "$1" | sed 's/^/# /'
 	fi
@@ -74,13 +52,13 @@ expect_restored() {
 
 # ---- UTF-8, colours, keys, mouse, resize, quit ----
 start main LC_ALL=C.UTF-8
-if wait_for log_has main "open 80x24 colours 256 utf8 1"; then
+if wait_for 10 log_has main "open 80x24 colours 256 utf8 1"; then
 	ok "opens 80x24 at 256 colours, UTF-8"
 else
 	not_ok "did not open as expected"
 	sed 's/^/# /' "$XB_WORK/main.log" 2>/dev/null
 fi
-if wait_for pane_has main "last key: none"; then ok "draws its screen"; else
+if wait_for 10 pane_has main "last key: none"; then ok "draws its screen"; else
 	not_ok "nothing drawn"
 	pane main | sed 's/^/# /'
 fi
@@ -102,11 +80,11 @@ T send-keys -t main a Up Down Left Right Tab BTab Enter F1 F12 Home End PPage NP
 	BSpace C-l Space '<' '#' ':'
 T send-keys -t main -l 'é─'
 T send-keys -t main z
-wait_for log_has main "key z"
+wait_for 10 log_has main "key z"
 T send-keys -t main Escape
-wait_for log_has main "key <Esc>"
+wait_for 10 log_has main "key <Esc>"
 T send-keys -t main M-x y # Alt+x is no key: dropped
-wait_for log_has main "key y"
+wait_for 10 log_has main "key y"
 grep '^key ' "$XB_WORK/main.log" | sed 's/^key //' | tr '\n' ' ' >"$XB_WORK/keys.txt"
 want='a <Up> <Down> <Left> <Right> <Tab> <S-Tab> <Enter> <F1> <F12> <Home> <End> <PageUp> '
 want="$want<PageDown> <Insert> <Del> <BS> <C-l> <Space> <lt> # : é ─ z <Esc> y "
@@ -114,21 +92,21 @@ if [ "$(cat "$XB_WORK/keys.txt")" = "$want" ]; then ok "keys read with their nam
 	not_ok "keys read: $(cat "$XB_WORK/keys.txt")"
 	echo "# wanted:    $want"
 fi
-wait_for pane_has main "last key: y" && ok "the screen follows the keys" ||
+wait_for 10 pane_has main "last key: y" && ok "the screen follows the keys" ||
 	not_ok "screen not redrawn"
 
 # mouse (the pane's TERM reports X10 style: ESC [ M, button+32, column+33, row+33)
 T send-keys -t main -H 1b 5b 4d 20 2a 25 1b 5b 4d 23 2a 25
-wait_for log_has main "key <Mouse> 1 9,4" && ok "a click at column 9, row 4" ||
+wait_for 10 log_has main "key <Mouse> 1 9,4" && ok "a click at column 9, row 4" ||
 	not_ok "no click: $(tail -n 1 "$XB_WORK/main.log")"
 T send-keys -t main -H 1b 5b 4d 60 21 21
-wait_for log_has main "key <Mouse> 3 0,0" && ok "wheel up" || not_ok "no wheel up"
+wait_for 10 log_has main "key <Mouse> 3 0,0" && ok "wheel up" || not_ok "no wheel up"
 T send-keys -t main -H 1b 5b 4d 61 22 23
-wait_for log_has main "key <Mouse> 4 1,2" && ok "wheel down" || not_ok "no wheel down"
+wait_for 10 log_has main "key <Mouse> 4 1,2" && ok "wheel down" || not_ok "no wheel down"
 
 T resize-window -t main -x 100 -y 30
-wait_for log_has main "key <Resize> 100x30" && ok "resize reported" || not_ok "no resize"
-if wait_for pane_has main "size 100x30"; then
+wait_for 10 log_has main "key <Resize> 100x30" && ok "resize reported" || not_ok "no resize"
+if wait_for 10 pane_has main "size 100x30"; then
 	pane main | head -n 1 >"$XB_WORK/top.txt"
 	expect "redrawn at the new size" "$XB_WORK/top.txt" '^┌┤ xipbench term test ├─{76}┐$'
 else
@@ -140,15 +118,15 @@ log_has main closed && ok "closed cleanly" || not_ok "no 'closed' in the log"
 
 # ---- a crash restores the terminal and keeps the signal's exit status ----
 start crash LC_ALL=C.UTF-8
-wait_for pane_has crash "last key: none"
+wait_for 10 pane_has crash "last key: none"
 T send-keys -t crash '!'
 expect_restored crash 134
 
 # ---- NO_COLOR: attributes only ----
 start nocolour LC_ALL=C.UTF-8 NO_COLOR=1
-wait_for log_has nocolour "open 80x24 colours 0 utf8 1" && ok "NO_COLOR: no colours" ||
+wait_for 10 log_has nocolour "open 80x24 colours 0 utf8 1" && ok "NO_COLOR: no colours" ||
 	not_ok "NO_COLOR: $(head -n 1 "$XB_WORK/nocolour.log")"
-wait_for pane_has nocolour "last key: none"
+wait_for 10 pane_has nocolour "last key: none"
 T capture-pane -e -p -t nocolour >"$XB_WORK/nocolour.esc"
 if grep -q "38;5;" "$XB_WORK/nocolour.esc" || grep -q '\[3[0-7]m' "$XB_WORK/nocolour.esc"; then
 	not_ok "NO_COLOR: colours drawn"
@@ -161,9 +139,9 @@ expect_restored nocolour 0
 
 # ---- a locale that is not UTF-8: boxes and blocks in ASCII ----
 start ascii LC_ALL=C
-wait_for log_has ascii "open 80x24 colours 256 utf8 0" && ok "C locale: not UTF-8" ||
+wait_for 10 log_has ascii "open 80x24 colours 256 utf8 0" && ok "C locale: not UTF-8" ||
 	not_ok "C locale: $(head -n 1 "$XB_WORK/ascii.log")"
-if wait_for pane_has ascii "last key: none"; then
+if wait_for 10 pane_has ascii "last key: none"; then
 	pane ascii >"$XB_WORK/ascii.txt"
 	expect "C locale: ASCII boxes and blocks" "$XB_WORK/ascii.txt" \
 		'^\+\+ xipbench term test \+-+\+$' '^\| bar #{11} +\|$' '^\|  \.\.:::###  +\|$' \

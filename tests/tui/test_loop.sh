@@ -66,6 +66,15 @@ echo "# stock $stock, colour1 $meas misses per echo"
 awk -v a="$meas" -v b="$stock" 'BEGIN { exit !(a > 0 && b > 0 && a < b) }' &&
 	ok "loop: the compare panel's stock run ($stock) is above the new one ($meas)" ||
 	not_ok "loop: stock '$stock', new '$meas'"
+# :export writes what `xipbench report --out` writes, for both runs
+keys loop ":export $W/export" Enter
+if wait_for 30 test -s "$W/export/runs.json" && grep -q 'colour1' "$W/export/report.md" &&
+	[ "$(jq '.runs | length' "$W/export/runs.json")" -ge 2 ] && ls "$W/export"/sets-*.svg >/dev/null 2>&1 &&
+	grep -q '<svg' "$W/export/bars.svg"; then
+	ok ":export writes report.md, runs.csv, runs.json, bars.svg and the set maps of the runs"
+else
+	not_ok ":export did not write the report"; ls "$W/export" 2>&1 | sed 's/^/# /'
+fi
 keys loop B
 wait_for 180 pane_matches loop '│ stock │' && wait_for 120 pane_has loop "stock is on the board" &&
 	ok "loop: B goes back to the stock image" || { not_ok "loop: no way back"; pane loop | tail -n 3 | sed 's/^/# /'; }

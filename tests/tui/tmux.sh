@@ -1,12 +1,15 @@
 # tmux.sh: what the terminal tests share: a tmux server of their own, panes that run the
 # workbench, bounded waits on what a pane shows, and the checks that the terminal was left
-# as it was. Sourced after tests/integration/lib.sh, with W set to the scratch folder.
+# as it was. Sourced after tests/integration/lib.sh, with W set to the scratch folder. The
+# checks read UTF-8 (grep's {N} counts characters), whatever the caller's locale.
 LC_ALL=C.UTF-8
 export LC_ALL
 
 SOCK="xb-$(basename "$0" .sh)-$$"
 T() { tmux -L "$SOCK" -f "$W/tmux.conf" "$@"; }
-trap 'T kill-server >/dev/null 2>&1' EXIT INT TERM
+# the server goes at the end, and its socket with it (kill-server leaves the file)
+SOCKFILE="${TMUX_TMPDIR:-/tmp}/tmux-$(id -u)/$SOCK"
+trap 'T kill-server >/dev/null 2>&1; rm -f "$SOCKFILE"' EXIT INT TERM
 if infocmp tmux-256color >/dev/null 2>&1; then TT=tmux-256color; else TT=screen-256color; fi
 printf 'set -g default-terminal %s\nset -g history-limit 100\n' "$TT" >"$W/tmux.conf"
 

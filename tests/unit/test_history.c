@@ -24,26 +24,16 @@ static void hex(const uint8_t d[32], char out[65])
 		snprintf(out + 2 * i, 3, "%02x", d[i]);
 }
 
-static void digest_of(const char *msg, size_t n, char out[65])
-{
-	xb_sha256 s;
-	uint8_t d[32];
-	sha256_init(&s);
-	sha256_update(&s, msg, n);
-	sha256_final(&s, d);
-	hex(d, out);
-}
-
 static void test_sha256_vectors(void **state)
 {
 	(void)state;
 	char h[65];
-	digest_of("abc", 3, h);
+	sha256_hex("abc", 3, h);
 	assert_string_equal(h, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
-	digest_of("", 0, h);
+	sha256_hex("", 0, h);
 	assert_string_equal(h, "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
 	const char *two = "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq";
-	digest_of(two, strlen(two), h);
+	sha256_hex(two, strlen(two), h);
 	assert_string_equal(h, "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
 	/* a million 'a', fed in uneven pieces */
 	xb_sha256 s;
@@ -252,9 +242,9 @@ static void test_history_schema2(void **state)
 	fill_v2(&r, funcs, 3, sets, 1024);
 	assert_int_equal(history_add(h, &r, &err), 0);
 	char want[65];
-	digest_of((const char *)image_bytes, sizeof image_bytes, want);
+	sha256_hex((const char *)image_bytes, sizeof image_bytes, want);
 	assert_string_equal(r.image_hash, want); /* filled from the bytes */
-	digest_of(layout_txt, strlen(layout_txt), want);
+	sha256_hex(layout_txt, strlen(layout_txt), want);
 	assert_string_equal(r.layout_hash, want);
 	int64_t first = r.id;
 

@@ -176,7 +176,9 @@ static void test_move_to_each_placement(void **state)
 	const xb_placement *p = editor_placement(ed);
 	assert_int_equal(p->new_addr[5], 0x100001C0);
 	assert_int_equal(p->new_addr[6] & 0x1fff, 0x100);
-	assert_int_equal(p->new_addr[7] & 0x1fff, f7.way_offset);
+	/* the automatic colour the layout states, where the whole placement starts it */
+	assert_int_equal(l->e[2].place, XB_PLACE_COLOUR);
+	assert_int_equal(p->new_addr[7] & 0x1fff, l->e[2].way_offset);
 	assert_true(p->new_addr[7] > p->new_addr[6]);
 	assert_int_equal(p->new_addr[8], 0x20000000);
 
@@ -259,7 +261,6 @@ static void test_noalloc(void **state)
 	uint32_t load = (text_end + 7) & ~7u;
 	assert_int_equal(p.new_addr[7], load + 0x01000000);
 	assert_int_equal(p.new_addr[3] - p.new_addr[7] >= fx.img.funcs[7].size, 1);
-	assert_int_equal(p.noalloc_start, p.new_addr[7]);
 	assert_true(p.new_addr[5] >= 0x20000000 && p.new_addr[5] < 0x20040000);
 	placement_free(&p);
 	/* the file keeps the section and its order */
@@ -796,7 +797,7 @@ static void test_auto_colour(void **state)
 	xb_edit_func fi = func_of(a.ed, 61);
 	assert_true(fi.auto_colour);
 	assert_int_equal(fi.way_offset, l->e[61].way_offset);
-	assert_int_equal(editor_placement(a.ed)->new_addr[61] & 0x1fff, fi.way_offset);
+	assert_int_equal(editor_placement(a.ed)->new_addr[61] & 0x1fff, l->e[61].way_offset);
 	xb_layout packed = copy_of(l);
 	packed.e[61].place = XB_PLACE_HOT;
 	packed.e[61].way_offset = 0;
@@ -1223,14 +1224,15 @@ static void test_relink_matches_prediction(void **state)
 	}
 	assert_int_equal(checked, img.nfuncs);
 	assert_int_equal(wrong, 0);
-	/* and where the editor said: colours at their offsets, SRAM in SRAM */
-	for (size_t i = 0; i < img.nfuncs; i++) {
-		xb_edit_func fi;
-		editor_function(ed, (int)i, &fi);
-		const xb_function *g = same_function(&img, &img.funcs[i], &moved);
-		if (fi.place == XB_PLACE_COLOUR)
-			assert_int_equal(g->addr & 0x1fff, fi.way_offset);
-		if (fi.place == XB_PLACE_SRAM)
+	/* and where the layout asked: colours at the offsets its entries state, SRAM in SRAM */
+	const xb_layout *el = editor_layout(ed);
+	for (size_t k = 0; k < el->n; k++) {
+		const xb_layout_entry *e = &el->e[k];
+		const xb_function *g = same_function(&img, &img.funcs[e->func], &moved);
+		assert_non_null(g);
+		if (e->place == XB_PLACE_COLOUR)
+			assert_int_equal(g->addr & 0x1fff, e->way_offset);
+		if (e->place == XB_PLACE_SRAM)
 			assert_int_equal(g->addr >> 28, 2);
 	}
 	image_free(&moved);

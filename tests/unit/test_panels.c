@@ -424,7 +424,7 @@ static void fx_layout(fixture *fx, int flags)
 		m->flashed.name = "stock";
 		m->pending = (xb_prediction){.model = "sample conflict model",
 					     .misses_per_echo = NAN, .opt_bound_per_echo = NAN,
-					     .conflict_score = 1234.5};
+					     .conflict_score = 1234.5, .footprint_lines = NAN};
 		m->loop_failed = 1;
 		m->loop_result = "relink failed: region `FLASH' overflowed by 1204 bytes; the last "
 				 "good image stays on the board";
@@ -435,7 +435,7 @@ static void fx_layout(fixture *fx, int flags)
 		m->pending = (xb_prediction){.model = "trace replay, measurement windows",
 					     .misses_per_echo = 742.1, .opt_bound_per_echo = 601.2,
 					     .conflict_score = NAN};
-		m->pending_footprint = 640;
+		m->pending.footprint_lines = 640;
 	}
 	if (flags & FX_RUNNING) {
 		m->loop_running = 1;
