@@ -42,10 +42,12 @@ static const char usage[] =
 
 static int run_plan(int argc, char **argv)
 {
-	enum { O_ELF = 1, O_MAP, O_SAMPLES, O_TRACE, O_STRATEGY, O_SRAM, O_LIBS, O_PAD, O_TARGET,
+	enum { O_ELF = 1, O_ZEPHYR, O_PICO, O_MAP, O_SAMPLES, O_TRACE, O_STRATEGY, O_SRAM, O_LIBS, O_PAD, O_TARGET,
 	       O_OUT, O_JSON };
 	static const struct option opts[] = {
 		{"elf", required_argument, 0, O_ELF},
+		{"zephyr", required_argument, 0, O_ZEPHYR},
+		{"pico-sdk", required_argument, 0, O_PICO},
 		{"map", required_argument, 0, O_MAP},
 		{"samples", required_argument, 0, O_SAMPLES},
 		{"trace", required_argument, 0, O_TRACE},
@@ -62,11 +64,16 @@ static int run_plan(int argc, char **argv)
 	const char *samples = NULL, *trace = NULL, *strategy = NULL, *out = NULL, *libs = NULL;
 	uint64_t sram_budget = 12288, pad_budget = 32768;
 	int json = 0, c;
+	const char *bdir = NULL;
+	enum xb_build_kind bkind = XB_BUILD_OTHER;
+	int nbuild = 0;
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (c) {
 		case O_ELF: lo.elf = optarg; break;
+		case O_ZEPHYR: bdir = optarg; bkind = XB_BUILD_ZEPHYR; nbuild++; break;
+		case O_PICO: bdir = optarg; bkind = XB_BUILD_PICO_SDK; nbuild++; break;
 		case O_MAP: lo.map = optarg; break;
 		case O_SAMPLES: samples = optarg; break;
 		case O_TRACE: trace = optarg; break;
@@ -94,6 +101,14 @@ static int run_plan(int argc, char **argv)
 	}
 	if (optind < argc)
 		return cli_usage_error("plan", "unexpected argument '%s'", argv[optind]);
+	if (nbuild > 1)
+		return cli_usage_error("plan", "give one build folder (--zephyr or --pico-sdk)");
+	const xb_build_folder *build = NULL;
+	if (bdir) {
+		int r = cli_load_build("plan", bkind, bdir, &lo, &build);
+		if (r != 0)
+			return r == -2 ? XB_EXIT_USAGE : XB_EXIT_FAIL;
+	}
 	if (!lo.elf || !strategy || !out)
 		return cli_usage_error("plan", "--elf, --strategy and --out are required");
 	const xb_planner *pl = plan_find(strategy);
@@ -136,6 +151,7 @@ static int run_plan(int argc, char **argv)
 		printf("  wrote %s/: layout.txt, addresses.txt and the linker fragments\n", out);
 	rc = XB_EXIT_OK;
 done:
+	cli_report_free(&r);
 	layout_free(&l);
 	plan_inputs_free(&ci);
 	image_free(&img);

@@ -33,7 +33,23 @@ int cli_report_predict(cli_report *r, const xb_plan_input *in, const xb_layout *
 		cli_report_count(r, l);
 	r->img = in->img;
 	r->l = l;
+	const char **why = plan_stay_in_flash(in);
+	for (size_t i = 0; i < in->img->nfuncs; i++)
+		if (why[i]) {
+			xb_grow(&r->startup, &r->startup_cap, r->nstartup + 1, sizeof *r->startup);
+			r->startup[r->nstartup++] = image_qualified_name(in->img, &in->img->funcs[i]);
+		}
+	free(why);
 	return rc;
+}
+
+void cli_report_free(cli_report *r)
+{
+	for (size_t i = 0; i < r->nstartup; i++)
+		free(r->startup[i]);
+	free(r->startup);
+	r->startup = NULL;
+	r->nstartup = r->startup_cap = 0;
 }
 
 static void json_num(FILE *f, const char *key, double v, int last)
@@ -98,6 +114,13 @@ void cli_report_print(const cli_report *r, int json, FILE *f)
 		fputs("  \"veneers\": ", f);
 		fprintf(f, "{\"flash_bytes\": %u, \"ram_bytes\": %u},\n", p->veneer_bytes_flash,
 			p->veneer_bytes_ram);
+		fputs("  \"startup_path\": [", f);
+		for (size_t i = 0; i < r->nstartup; i++) {
+			if (i)
+				fputs(", ", f);
+			xb_json_string(f, r->startup[i]);
+		}
+		fputs("],\n", f);
 		fputs("  \"sram_refused\": [", f);
 		for (size_t i = 0; r->l && i < r->l->nrefused; i++) {
 			char *q = image_qualified_name(r->img, &r->img->funcs[r->l->refused[i].func]);
@@ -136,6 +159,12 @@ void cli_report_print(const cli_report *r, int json, FILE *f)
 		char *q = image_qualified_name(r->img, &r->img->funcs[r->l->refused[i].func]);
 		fprintf(f, "  %-28s %s: %s\n", i ? "" : "left in flash", q, r->l->refused[i].why);
 		free(q);
+	}
+	if (r->nstartup && (r->functions_sram || r->functions_noalloc || (r->l && r->l->nrefused))) {
+		fprintf(f, "  %-28s %zu functions stay in flash:", "start-up path", r->nstartup);
+		for (size_t i = 0; i < r->nstartup && i < 12; i++)
+			fprintf(f, "%s %s", i ? "," : "", r->startup[i]);
+		fputs(r->nstartup > 12 ? ", ...\n" : "\n", f);
 	}
 	if (!isnan(p->conflict_score))
 		fprintf(f, "  %-28s %.1f (stock %.1f; %s)\n", "conflict score", p->conflict_score,

@@ -188,8 +188,13 @@ static int read_symbols(xb_image *img, Elf *e, const xb_target *tg, const char *
 			add_marker(img, &markers_cap, sname, type == STT_FUNC ? a & ~1u : a);
 			continue;
 		}
-		/* ARM mapping symbols ($t, $d, $a) mark code and data inside functions */
+		/* ARM mapping symbols ($t, $d, $a) mark code and data inside functions. An
+		 * absolute FUNC symbol is a number, not code: picolibc leaves
+		 * "vfscanf = __d_vfscanf" as one (value 1) once scanf is collected. */
 		if (type != STT_FUNC || sym.st_shndx == SHN_UNDEF || !*sname || sname[0] == '$')
+			continue;
+		if (sym.st_shndx == SHN_ABS || sym.st_shndx == SHN_COMMON ||
+		    (sym.st_shndx >= SHN_LORESERVE && sym.st_shndx != SHN_XINDEX))
 			continue;
 		xb_grow(&lf, &lfcap, nlf + 1, sizeof *lf);
 		loading_func *l = &lf[nlf++];
@@ -210,6 +215,7 @@ static int read_symbols(xb_image *img, Elf *e, const xb_target *tg, const char *
 					 : -1;
 		f->input = -1;
 		f->alias_of = -1;
+		f->is_veneer = image_veneer_name(sname, NULL);
 		f->file = f->is_local ? cur_file : -1;
 	}
 	if (nlf)
@@ -458,4 +464,14 @@ char *image_base_name(const char *name, size_t *suffix_at)
 	if (suffix_at)
 		*suffix_at = end;
 	return xstrndup(name, end);
+}
+
+bool image_veneer_name(const char *n, size_t *target_len)
+{
+	size_t len = strlen(n);
+	if (len < 10 || strncmp(n, "__", 2) != 0 || strcmp(n + len - 7, "_veneer") != 0)
+		return false;
+	if (target_len)
+		*target_len = len - 9;
+	return true;
 }

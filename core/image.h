@@ -27,6 +27,9 @@ typedef struct xb_function {
 	int file;          /* index into image.files (STT_FILE name), -1 if none */
 	int same_name;     /* number of functions in the image with this name (>1: static
 			    * functions in different objects) */
+	bool is_veneer;    /* a long-branch veneer GNU ld made ("__NAME_veneer", or in a stub
+			    * section of "linker stubs"): a relink makes its own, a layout never
+			    * moves one */
 } xb_function;
 
 typedef struct xb_section {
@@ -116,6 +119,12 @@ char *image_find_map(const char *elf);
 
 /* The function whose [addr, addr+size) contains addr (the first of aliases), or NULL. */
 const xb_function *image_function_at(const xb_image *img, uint32_t addr);
+/* Whether n is GNU ld's name for a long-branch veneer, "__" NAME "_veneer"; *target_len
+ * (may be NULL) gets NAME's length (NAME starts at n + 2). */
+bool image_veneer_name(const char *n, size_t *target_len);
+/* Whether a map input section is a stub section of long-branch veneers GNU ld made
+ * ("NAME.__stub" from "linker stubs"). */
+bool image_input_is_stub(const xb_map_input *in);
 /* Index of function by name; if several have the name, the first; -1 if none. */
 long image_find_function(const xb_image *img, const char *name);
 /* Address of a marker symbol, or -1. */

@@ -142,6 +142,8 @@ int image_attach_map(xb_image *img, const char *map_path, xb_err *err)
 		const xb_map_input *in = inputs[i] >= 0 ? &m.inputs[inputs[i]] : NULL;
 		names[i] = in ? mapfile_library_name(in->archive, in->member) : xstrdup("unknown");
 		img->funcs[i].input = (int)inputs[i];
+		if (in && !in->archive && in->member && strcmp(in->member, "linker stubs") == 0)
+			img->funcs[i].is_veneer = true;
 	}
 	set_libraries(img, names);
 	free(names);
@@ -305,4 +307,11 @@ char *image_qualified_name(const xb_image *img, const xb_function *f)
 		}
 	}
 	return q;
+}
+
+bool image_input_is_stub(const xb_map_input *in)
+{
+	size_t n = in->section ? strlen(in->section) : 0;
+	return !in->archive && in->member && strcmp(in->member, "linker stubs") == 0 && n >= 7 &&
+	       strcmp(in->section + n - 7, ".__stub") == 0;
 }

@@ -1,6 +1,7 @@
 /* layout: layouts, their files, the addresses GNU ld will give under a layout, and traces
  * moved to those addresses. */
 #include "layout.h"
+#include "buildsys.h"
 
 #include <stdbool.h>
 #include <stdlib.h>
@@ -426,6 +427,7 @@ typedef struct place_ctx {
 	uint32_t na_at;         /* its insertion point (an alias address) */
 	const int *na_block;    /* the inputs placed there, in order */
 	size_t nna;
+	bool empty_ok;          /* count empty output sections (map only) too */
 } place_ctx;
 
 static const xb_section *elf_section_named(const xb_image *img, const char *name)
@@ -452,7 +454,9 @@ static int output_in_region(const place_ctx *c, int i, enum xb_region_kind regio
 		return 1;
 	}
 	const xb_section *s = elf_section_named(c->img, o->name);
-	if (!s || !(s->flags & 2 /* SHF_ALLOC */))
+	/* an empty output section is in the map only (a stock build's empty RAM function
+	 * section, where the layout's fragment goes) */
+	if (s ? !(s->flags & 2 /* SHF_ALLOC */) : o->size != 0 || !c->empty_ok)
 		return 0;
 	const xb_region *r = target_region_of(c->tg, (uint32_t)o->addr);
 	if (r && r->kind == region) {
@@ -461,7 +465,7 @@ static int output_in_region(const place_ctx *c, int i, enum xb_region_kind regio
 		return 1;
 	}
 	const xb_region *lr = target_region_of(c->tg, (uint32_t)o->lma);
-	if (o->lma != o->addr && s->type != 8 /* SHT_NOBITS */ && lr && lr->kind == region) {
+	if (o->lma != o->addr && (!s || s->type != 8 /* SHT_NOBITS */) && lr && lr->kind == region) {
 		*at = (uint32_t)o->lma;
 		*load_image = 1;
 		return 1;
@@ -641,6 +645,28 @@ static uint32_t relayout_output(place_ctx *c, int out, uint32_t shift, uint32_t 
 	return cur + tail;
 }
 
+/* An output section's alignment under the layout: the ELF's, except that one which held a
+ * stub section of the stock build (8-byte aligned) and gets none now is aligned as its
+ * other inputs are. */
+static uint32_t output_align(const place_ctx *c, int out, const xb_section *s)
+{
+	uint32_t a = s && s->align ? s->align : 1;
+	if (a != STUB_ALIGN || c->stub_size[out])
+		return a;
+	const xb_map *m = &c->img->map;
+	uint32_t other = 1;
+	bool had_stub = false;
+	for (size_t i = 0; i < m->ninputs; i++) {
+		if (m->inputs[i].out_section != out)
+			continue;
+		if (image_input_is_stub(&m->inputs[i]))
+			had_stub = true;
+		else if (c->img->input_align[i] > other)
+			other = c->img->input_align[i];
+	}
+	return had_stub && other < a ? other : a;
+}
+
 /* Lays out every output section of one memory region: the one holding insert_at gets the
  * block; sections that lost inputs are compacted; later sections follow the ones before
  * them when they originally did. */
@@ -656,10 +682,13 @@ static int relayout_region(place_ctx *c, enum xb_region_kind region, uint32_t in
 	for (size_t k = 0; k < nouts; k++) {
 		const xb_map_output *o = &m->outputs[outs[k].out];
 		const xb_section *s = elf_section_named(c->img, o->name);
-		uint32_t sa = s && s->align ? s->align : 1;
+		/* GNU ld puts the load image of a section with an LMA region (AT> FLASH) at the
+		 * region's next free byte, not aligned (unless ALIGN_WITH_INPUT) */
+		uint32_t sa = outs[k].load_image == 1 ? 1 : s && s->align ? s->align : 1;
+		uint32_t na = outs[k].load_image == 1 ? 1 : output_align(c, outs[k].out, s);
 		uint32_t start = outs[k].at, new_start = start;
 		if (k > 0 && start >= prev_orig_end && align_up(prev_orig_end, sa) == start)
-			new_start = align_up(prev_new_end, sa);
+			new_start = align_up(prev_new_end, na);
 		uint32_t shift = new_start - start;
 		uint32_t new_end;
 		if (outs[k].load_image == 2) {
@@ -770,7 +799,7 @@ static int vcall_cmp(const void *a, const void *b)
  * called address, for every call between flash, SRAM and the no-allocate alias; sizes the
  * stub sections. */
 static void find_veneers(place_ctx *c, const xb_calls *calls, const int8_t *kind, int ram_out,
-			 xb_placement *p)
+			 int hot_out, xb_placement *p)
 {
 	const xb_map *m = &c->img->map;
 	size_t cap = 0, vcap = 0;
@@ -782,8 +811,10 @@ static void find_veneers(place_ctx *c, const xb_calls *calls, const int8_t *kind
 		int cz = input_zone(c, kind, ci), tz = input_zone(c, kind, ti);
 		if (cz == tz || cz < 0 || tz < 0)
 			continue;
-		int out = kind[ci] == 2 ? ram_out : kind[ci] == 3 ? c->na_out
-								  : m->inputs[ci].out_section;
+		int out = kind[ci] == 2   ? ram_out
+			  : kind[ci] == 3 ? c->na_out
+			  : kind[ci] == 1 && hot_out >= 0 ? hot_out
+							  : m->inputs[ci].out_section;
 		if (out < 0)
 			continue;
 		xb_grow(&p->veneers, &cap, p->nveneers + 1, sizeof *p->veneers);
@@ -830,6 +861,11 @@ int layout_place_calls(const xb_image *img, const xb_target *tg, const xb_layout
 	for (size_t i = 0; i < img->nfuncs; i++)
 		if (img->funcs[i].input >= 0)
 			c.is_code[img->funcs[i].input] = 1;
+	/* the stock build's stub sections go: the relink makes the veneers find_veneers
+	 * models, each after the last code of its caller's output section */
+	for (size_t i = 0; i < m->ninputs; i++)
+		if (image_input_is_stub(&m->inputs[i]))
+			c.moved[i] = 1;
 	c.out_size = xcalloc(m->noutputs + 1, sizeof *c.out_size);
 	c.out_at = xcalloc(m->noutputs + 1, sizeof *c.out_at);
 	c.out_load = xcalloc(m->noutputs + 1, sizeof *c.out_load);
@@ -888,29 +924,28 @@ int layout_place_calls(const xb_image *img, const xb_target *tg, const xb_layout
 	if (r < 0)
 		goto out;
 	if (r > 0) {
-		/* no markers: the block goes before the first input section holding a function */
+		/* no markers: where the build system puts the fragment (Zephyr's ROM_START), or
+		 * nowhere: a layout that moves nothing is stock */
 		hot_at = UINT32_MAX;
-		for (size_t i = 0; i < img->nfuncs; i++)
-			if (img->funcs[i].region == XB_REGION_FLASH && img->funcs[i].input >= 0) {
-				uint32_t a = (uint32_t)m->inputs[img->funcs[i].input].addr;
-				hot_at = a < hot_at ? a : hot_at;
-			}
-		if (hot_at == UINT32_MAX && nhot) {
-			xb_fail(err, "%s: no function in flash to put a hot block before", ipath);
+		if (nhot && buildsys_hot_insertion(img, &hot_at, err) != 0)
 			goto out;
-		}
 	}
 	r = insertion_point(img, "ramfunc", &ram_at, err);
 	if (r < 0)
 		goto out;
 	if (r > 0 && nram) {
-		xb_fail(err,
-			"%s: no RAM function section: the linker script must INCLUDE "
-			"xipbench_ramfunc.ld (symbol __xipbench_ramfunc_start is missing)",
-			ipath);
+		char *step = buildsys_integration_step(buildsys_detect(img), "ramfunc");
+		xb_fail(err, "%s: no RAM function section: %s", ipath, step);
+		free(step);
 		goto out;
 	}
 	int ram_out = r == 0 ? output_holding(&c, XB_REGION_SRAM, ram_at) : -1;
+	if (r == 0 && ram_out < 0) {
+		/* the stock build's RAM function section is empty: GNU ld left it out of the
+		 * ELF, the map still has it */
+		c.empty_ok = true;
+		ram_out = output_holding(&c, XB_REGION_SRAM, ram_at);
+	}
 	int rn = insertion_point(img, "noalloc", &c.na_at, err);
 	if (rn < 0)
 		goto out;
@@ -933,7 +968,8 @@ int layout_place_calls(const xb_image *img, const xb_target *tg, const xb_layout
 	}
 	c.na_block = na;
 	c.nna = nna;
-	find_veneers(&c, calls, kind, ram_out, out);
+	int hot_out = hot_at != UINT32_MAX ? output_holding(&c, XB_REGION_FLASH, hot_at) : -1;
+	find_veneers(&c, calls, kind, ram_out, hot_out, out);
 	/* RAM first: the load images of RAM sections take room in flash */
 	if (relayout_region(&c, XB_REGION_SRAM, ram_at, r == 0, ram, NULL, nram, &out->ram_start,
 			    &out->ram_end, err) != 0)
@@ -1088,8 +1124,15 @@ int placement_write_addresses(const xb_image *img, const xb_placement *p, const 
 	xb_strbuf sb = {0};
 	sb_puts(&sb, "# predicted address of every function under this layout\n");
 	for (size_t k = 0; k < p->n; k++)
-		sb_printf(&sb, "0x%08x %s\n", p->new_addr[order[k]], img->funcs[order[k]].name);
+		if (!img->funcs[order[k]].is_veneer) /* the stock build's veneers: see below */
+			sb_printf(&sb, "0x%08x %s\n", p->new_addr[order[k]], img->funcs[order[k]].name);
 	free(order);
+	/* the veneers the relink makes, as comments: GNU ld names them after their target */
+	for (size_t k = 0; k < p->nveneers; k++) {
+		const xb_function *t = image_function_at(img, p->veneers[k].target);
+		if (t && t->addr == (p->veneers[k].target & ~1u))
+			sb_printf(&sb, "# veneer 0x%08x __%s_veneer\n", p->veneers[k].addr, t->name);
+	}
 	int rc = xb_write_file_atomic(path, sb.buf ? sb.buf : "", sb.len, err);
 	sb_free(&sb);
 	return rc;

@@ -1,6 +1,8 @@
 /* layout_calls: the Thumb code of a linked ARM ELF: its bytes, calls and return points. */
 #include "layout_calls.h"
 
+#include "image.h"
+
 #include <gelf.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,17 +42,17 @@ static uint32_t halfword(const uint8_t *p)
 }
 
 /* 0b11101, 0b11110, 0b11111 in the top five bits: the first half of a 32-bit instruction */
-static bool is_wide(uint32_t hw1)
+bool thumb_is_wide(uint32_t hw1)
 {
 	return (hw1 & 0xE000) == 0xE000 && (hw1 & 0x1800) != 0;
 }
 
-static bool is_bl(uint32_t hw1, uint32_t hw2)
+bool thumb_is_bl(uint32_t hw1, uint32_t hw2)
 {
 	return (hw1 & 0xF800) == 0xF000 && (hw2 & 0xD000) == 0xD000;
 }
 
-static uint32_t bl_target(uint32_t site, uint32_t hw1, uint32_t hw2)
+uint32_t thumb_bl_target(uint32_t site, uint32_t hw1, uint32_t hw2)
 {
 	uint32_t s = (hw1 >> 10) & 1;
 	uint32_t i1 = !(((hw2 >> 13) & 1) ^ s), i2 = !(((hw2 >> 11) & 1) ^ s);
@@ -82,7 +84,7 @@ void calls_add_span(xb_code *c, uint32_t lo, uint32_t hi, const uint8_t *code)
 	size_t len = hi - lo, i = 0;
 	while (i + 2 <= len) {
 		uint32_t hw1 = halfword(code + i), at = lo + (uint32_t)i;
-		if (!is_wide(hw1)) {
+		if (!thumb_is_wide(hw1)) {
 			if ((hw1 & 0xFF80) == 0x4780) /* BLX register */
 				add_return_point(c, at + 2);
 			i += 2;
@@ -91,8 +93,8 @@ void calls_add_span(xb_code *c, uint32_t lo, uint32_t hi, const uint8_t *code)
 		if (i + 4 > len)
 			break;
 		uint32_t hw2 = halfword(code + i + 2);
-		if (is_bl(hw1, hw2)) {
-			calls_add(c, at, bl_target(at, hw1, hw2));
+		if (thumb_is_bl(hw1, hw2)) {
+			calls_add(c, at, thumb_bl_target(at, hw1, hw2));
 			add_return_point(c, at + 4);
 		}
 		i += 4;
@@ -189,11 +191,11 @@ bool code_insn(const xb_code *c, uint32_t addr, xb_insn *out)
 	if (!code_halfword(c, addr, &hw))
 		return false;
 	*out = (xb_insn){.flow = XB_FLOW_NEXT, .size = 2};
-	if (is_wide(hw)) {
+	if (thumb_is_wide(hw)) {
 		out->size = 4;
-		if (code_halfword(c, addr + 2, &hw2) && is_bl(hw, hw2)) {
+		if (code_halfword(c, addr + 2, &hw2) && thumb_is_bl(hw, hw2)) {
 			out->flow = XB_FLOW_CALL;
-			out->target = bl_target(addr, hw, hw2);
+			out->target = thumb_bl_target(addr, hw, hw2);
 		}
 	} else if ((hw & 0xF800) == 0xE000) {
 		out->flow = XB_FLOW_JUMP;
@@ -270,8 +272,15 @@ static void decode_section(xb_code *c, const GElf_Shdr *sh, const uint8_t *bytes
 /* The mapping symbols ($t, $d, $a) of an ELF and its Thumb function symbols (as an 'f'
  * mark at the start and an 'e' mark at the end); *nmapping gets the number of mapping
  * symbols. */
-static mark *read_marks(Elf *e, size_t *n, size_t *nmapping)
+typedef struct veneer_sym {
+	uint32_t addr, size;
+} veneer_sym;
+
+static mark *read_marks(Elf *e, size_t *n, size_t *nmapping, veneer_sym **ven, size_t *nven)
 {
+	size_t vcap = 0;
+	*ven = NULL;
+	*nven = 0;
 	mark *m = NULL;
 	size_t nm = 0, cap = 0;
 	*nmapping = 0;
@@ -288,6 +297,11 @@ static mark *read_marks(Elf *e, size_t *n, size_t *nmapping)
 				continue;
 			const char *name = elf_strptr(e, sh.sh_link, s.st_name);
 			uint32_t a = (uint32_t)s.st_value;
+			if (name && GELF_ST_TYPE(s.st_info) == STT_FUNC && image_veneer_name(name, NULL)) {
+				xb_grow(ven, &vcap, *nven + 1, sizeof **ven);
+				(*ven)[(*nven)++] = (veneer_sym){.addr = a & ~1u,
+								 .size = s.st_size ? (uint32_t)s.st_size : 16};
+			}
 			if (name && name[0] == '$' && name[1] && strchr("tda", name[1]) &&
 			    (name[2] == 0 || name[2] == '.')) {
 				xb_grow(&m, &cap, nm + 1, sizeof *m);
@@ -304,6 +318,24 @@ static mark *read_marks(Elf *e, size_t *n, size_t *nmapping)
 	return m;
 }
 
+/* A call to a long-branch veneer GNU ld made (a FUNC symbol "__NAME_veneer") is a call of
+ * the function the veneer branches to: the first Thumb address among the veneer's words
+ * (ARMv6-M: the literal after PUSH/LDR/MOV/POP/BX; ARMv7-M: after LDR.W PC). A relink makes
+ * its own veneers for the calls that need them (layout_place_calls). */
+static void retarget_veneer_calls(xb_code *c, const veneer_sym *v, size_t nv)
+{
+	for (size_t i = 0; i < nv; i++) {
+		uint32_t at = v[i].addr, dest = 0, lo, hi;
+		for (uint32_t a = (at + 3) & ~3u; !dest && a + 4 <= at + v[i].size; a += 4)
+			if (code_halfword(c, a, &lo) && code_halfword(c, a + 2, &hi) &&
+			    ((lo | hi << 16) & 1) && ((lo | hi << 16) & ~1u) != at)
+				dest = (lo | hi << 16) & ~1u;
+		for (size_t k = 0; dest && k < c->n; k++)
+			if (c->v[k].target == at)
+				c->v[k].target = dest;
+	}
+}
+
 /* Reads the ELF held in buf[0..len) (taken over: freed before returning). */
 static int load_elf_buf(xb_code *c, char *buf, size_t len, const char *name, xb_err *err)
 {
@@ -316,8 +348,9 @@ static int load_elf_buf(xb_code *c, char *buf, size_t len, const char *name, xb_
 		free(buf);
 		return xb_fail(err, "%s: not an ELF file", name);
 	}
-	size_t nm, nmapping;
-	mark *m = read_marks(e, &nm, &nmapping);
+	size_t nm, nmapping, nven;
+	veneer_sym *ven;
+	mark *m = read_marks(e, &nm, &nmapping, &ven, &nven);
 	for (size_t i = 0; i < nm; i++)
 		if (m[i].kind == 'd') {
 			xb_grow(&c->data, &c->datacap, c->ndata + 1, sizeof *c->data);
@@ -343,9 +376,12 @@ static int load_elf_buf(xb_code *c, char *buf, size_t len, const char *name, xb_
 		decode_section(c, &sh, d->d_buf, m, nm, nmapping > 0);
 	}
 	free(m);
+	calls_sort(c);
+	retarget_veneer_calls(c, ven, nven);
+	free(ven);
+	calls_sort(c);
 	elf_end(e);
 	free(buf);
-	calls_sort(c);
 	return 0;
 }
 

@@ -55,6 +55,12 @@ void calls_add_bytes(xb_code *c, uint32_t base, const uint8_t *code, size_t len)
 void calls_add_span(xb_code *c, uint32_t lo, uint32_t hi, const uint8_t *code);
 void calls_sort(xb_code *c);
 
+/* Thumb decoding: the first halfword of a 32-bit instruction; a BL (both halfwords); where
+ * the BL at site branches to. */
+bool thumb_is_wide(uint32_t hw1);
+bool thumb_is_bl(uint32_t hw1, uint32_t hw2);
+uint32_t thumb_bl_target(uint32_t site, uint32_t hw1, uint32_t hw2);
+
 /* Reads an ARM ELF: every executable section with contents, decoded where the mapping
  * symbols ($t) say Thumb code starts and up to the next $d or $a (or, in a file without
  * mapping symbols, within the function symbols); and its $d marks. */

@@ -9,8 +9,22 @@
 #include "opt.h"
 #include "plan_heat.h"
 #include "plan_internal.h"
+#include "snippet.h"
 
 /* ---- planners ---- */
+
+const char plan_why_unnamed[] = "no linker script rule can name its input section safely (a "
+				"character GNU ld reads as a pattern or as script syntax, or an "
+				"input it cannot tell apart); left out";
+
+bool plan_nameable(const xb_image *img, const xb_function *f)
+{
+	xb_strbuf sb = {0};
+	xb_err e;
+	int rc = snippet_selector(img, f, &sb, &e);
+	sb_free(&sb);
+	return rc == 0;
+}
 
 typedef int (*plan_body)(const xb_plan_input *in, const xb_heat *h, const int *hot, size_t n,
 			 xb_layout *out, xb_err *err);
@@ -26,7 +40,21 @@ static int run_planner(const xb_plan_input *in, const char *name, plan_body body
 	xb_layout l;
 	layout_init(&l);
 	snprintf(l.strategy, sizeof l.strategy, "%s", name);
+	/* a function no linker script rule can select is left out, with a note */
+	size_t w = 0;
+	int *unnamed = xmalloc((n + 1) * sizeof *unnamed);
+	size_t nunnamed = 0;
+	for (size_t k = 0; k < n; k++) {
+		if (plan_nameable(in->img, &in->img->funcs[hot[k]]))
+			hot[w++] = hot[k];
+		else
+			unnamed[nunnamed++] = hot[k];
+	}
+	n = w;
 	int rc = body(in, &h, hot, n, &l, err);
+	for (size_t k = 0; rc == 0 && k < nunnamed; k++)
+		layout_refuse(&l, unnamed[k], plan_why_unnamed);
+	free(unnamed);
 	free(hot);
 	heat_free(&h);
 	if (rc != 0) {

@@ -68,6 +68,14 @@ typedef struct xb_prediction {
 /* The footprint of a trace as xb_prediction.footprint_lines counts it (NaN: no echo). */
 double plan_footprint(const xb_target *tg, const xb_trace *t);
 
+/* Why each function of in->img may not go to SRAM, because it runs before the start-up
+ * code has copied the RAM sections: an array of in->img->nfuncs static strings, NULL for a
+ * function that may go (the caller frees the array). The reset handler always stays; with
+ * a trace from reset, what it fetches before its last read of a RAM section's load image;
+ * without one, the start-up path found in the code (in->calls; core/startup.h).
+ * plan_select_sram, the layout editor (layout_edit_state.c) and the reports follow it. */
+const char **plan_stay_in_flash(const xb_plan_input *in);
+
 int plan_predict(const xb_plan_input *in, const xb_layout *l, xb_prediction *out, xb_err *err);
 /* The same for a layout already placed (layout_place_calls with in's calls), so that a
  * caller that holds the placement does not place it again. */

@@ -204,7 +204,7 @@ size_t heat_hot_functions(const xb_heat *h, int **out)
 	for (size_t i = 0; i < img->nfuncs; i++) {
 		const xb_function *f = &img->funcs[i];
 		if (f->alias_of >= 0 || f->input < 0 || f->region != XB_REGION_FLASH ||
-		    h->func[i] <= 0)
+		    f->is_veneer || h->func[i] <= 0)
 			continue;
 		v[n++] = (int)i;
 	}

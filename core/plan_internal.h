@@ -40,13 +40,6 @@ double plan_conflict_score(const xb_plan_input *in, const xb_heat *h, const xb_p
 double plan_conflict_sets(const xb_plan_input *in, const xb_heat *h, const xb_placement *p,
 			  uint32_t *sets_over_ways, uint32_t *count, double *heat);
 
-/* Why each function of in->img may not go to SRAM, because it runs before the start-up
- * code has copied the RAM sections: an array of in->img->nfuncs static strings, NULL for a
- * function that may go (the caller frees the array). The reset handler always stays; with
- * a trace, what it fetches before its last read of a RAM section's load image; without
- * one, every function the reset handler calls (in->calls). plan_select_sram and the layout
- * editor (layout_edit_state.c) both follow it. */
-const char **plan_stay_in_flash(const xb_plan_input *in);
 
 /* Adds the SRAM entries to out: with in->sram_libraries every function of those
  * libraries, else the densest of hot[0..n) (heat per byte, busy-wait loops left out)
@@ -111,5 +104,12 @@ void colour_job_free_shapes(colour_job *j);
  * lines than ways, at the heat's own threshold); *pad gets the padding used. */
 double colour_walk(colour_job *j, colour_params p, uint32_t pad_budget, xb_layout *out,
 		   uint32_t *pad);
+
+/* Whether a linker script rule can select f's input section (snippet_selector); planners
+ * leave the others out with plan_why_unnamed. */
+bool plan_nameable(const xb_image *img, const xb_function *f);
+extern const char plan_why_unnamed[];
+/* Adds a note that func stays where it is, once. */
+void layout_refuse(xb_layout *l, int func, const char *why);
 
 #endif

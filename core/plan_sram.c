@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "plan_internal.h"
+#include "startup.h"
 
 /* A function that runs without doing the work (an idle or busy-wait loop) gains nothing in
  * SRAM: it is hot in the idle window, or nearly all its samples sit on two lines. */
@@ -22,13 +23,8 @@ static int is_busy_wait(const xb_plan_input *in, int f)
 
 /* ---- what must stay in flash ---- */
 
-static const char why_entry[] = "the reset handler (the image's entry point) runs before the "
-				"start-up code copies the RAM sections";
 static const char why_traced[] = "runs before the start-up code has copied the RAM sections "
 				 "(the trace fetches it before the last read of their load image)";
-static const char why_called[] = "called by the reset handler, which runs before the RAM "
-				 "sections are copied (without a trace from reset, every function "
-				 "it calls stays in flash)";
 
 static int flash_region(const xb_target *tg, uint32_t a)
 {
@@ -60,37 +56,36 @@ static size_t last_load_image_read(const xb_plan_input *in)
 	return last;
 }
 
-/* Why each function must stay in flash (NULL: it may move): the reset handler, and what
- * runs before the RAM sections are copied (from the trace when it starts at reset, else
- * every function the reset handler calls). */
+/* Why each function must stay in flash (NULL: it may move): the reset handler and what
+ * runs before the RAM sections are copied: from the trace when it starts at reset, else
+ * from the code (core/startup.h). */
 const char **plan_stay_in_flash(const xb_plan_input *in)
 {
 	const xb_image *img = in->img;
+	size_t last = in->trace ? last_load_image_read(in) : SIZE_MAX;
+	if (last == SIZE_MAX) {
+		xb_startup su;
+		startup_find(&su, img, in->calls, in->tg);
+		const xb_function *entry = image_function_at(img, img->entry);
+		if (entry && !su.why[entry - img->funcs])
+			su.why[entry - img->funcs] = startup_why_reset;
+		return su.why;
+	}
 	const char **why = xcalloc(img->nfuncs + 1, sizeof *why);
 	const xb_function *entry = image_function_at(img, img->entry);
 	if (entry)
-		why[entry - img->funcs] = why_entry;
-	size_t last = in->trace ? last_load_image_read(in) : SIZE_MAX;
-	if (last != SIZE_MAX) {
-		const xb_function *f = NULL;
-		for (size_t i = 0; i < last; i++) {
-			uint32_t off;
-			enum xb_alias_mode mode;
-			if (!target_decode_xip(in->tg, in->trace->addr[i], &off, &mode))
-				continue;
-			uint32_t a = in->tg->flash_base + off;
-			if (!f || a - f->addr >= f->size)
-				f = image_function_at(img, a);
-			if (f && !why[f - img->funcs])
-				why[f - img->funcs] = why_traced;
-		}
-	} else if (entry && in->calls) {
-		for (size_t k = calls_lower_bound(in->calls, entry->addr);
-		     k < in->calls->n && in->calls->v[k].site < entry->addr + entry->size; k++) {
-			const xb_function *g = image_function_at(img, in->calls->v[k].target);
-			if (g && !why[g - img->funcs])
-				why[g - img->funcs] = why_called;
-		}
+		why[entry - img->funcs] = startup_why_reset;
+	const xb_function *f = NULL;
+	for (size_t i = 0; i < last; i++) {
+		uint32_t off;
+		enum xb_alias_mode mode;
+		if (!target_decode_xip(in->tg, in->trace->addr[i], &off, &mode))
+			continue;
+		uint32_t a = in->tg->flash_base + off;
+		if (!f || a - f->addr >= f->size)
+			f = image_function_at(img, a);
+		if (f && !why[f - img->funcs])
+			why[f - img->funcs] = why_traced;
 	}
 	return why;
 }
@@ -201,7 +196,7 @@ static void veneers_with(const xb_plan_input *in, const int8_t *in_sram, const r
 	*out = r;
 }
 
-static void refuse(xb_layout *out, int func, const char *why)
+void layout_refuse(xb_layout *out, int func, const char *why)
 {
 	for (size_t i = 0; i < out->nrefused; i++)
 		if (out->refused[i].func == func)
@@ -223,9 +218,13 @@ int plan_select_sram(const xb_plan_input *in, const xb_heat *h, const int *hot, 
 		/* every function of the libraries, in address order */
 		for (size_t i = 0; i < img->nfuncs; i++) {
 			const xb_function *f = &img->funcs[i];
-			if (f->alias_of < 0 && f->input >= 0 && f->region == XB_REGION_FLASH &&
-			    listed(in->sram_libraries, img->libraries[f->library].name))
-				v[nv++] = (int)i;
+			if (f->alias_of < 0 && f->input >= 0 && f->region == XB_REGION_FLASH && !f->is_veneer &&
+			    listed(in->sram_libraries, img->libraries[f->library].name)) {
+				if (plan_nameable(img, f))
+					v[nv++] = (int)i;
+				else
+					layout_refuse(out, (int)i, plan_why_unnamed);
+			}
 		}
 	} else {
 		memcpy(v, hot, n * sizeof *v);
@@ -245,7 +244,7 @@ int plan_select_sram(const xb_plan_input *in, const xb_heat *h, const int *hot, 
 		int culprit = v[k];
 		const char *stay = input_stays(img, why, f->input, &culprit);
 		if (stay) {
-			refuse(out, culprit, stay);
+			layout_refuse(out, culprit, stay);
 			continue;
 		}
 		/* the budget holds the functions and the veneers of their calls to flash */

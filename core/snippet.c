@@ -1,6 +1,7 @@
 /* snippet: GNU ld fragments, Zephyr build files and the name list that place functions as a
  * layout says, written at input-section granularity. */
 #include "snippet.h"
+#include "buildsys.h"
 
 #include <stdbool.h>
 #include <stdlib.h>
@@ -196,8 +197,8 @@ static int snippet_make_selector(const xb_image *img, const xb_function *f, snip
 		return 0;
 	}
 	if (in->archive) {
-		if (snippet_check_name(f, "archive", in->archive, true, err) != 0 ||
-		    snippet_check_name(f, "archive member", in->member, true, err) != 0)
+		/* only the base name and the member enter the rule: a folder may hold anything */
+		if (snippet_check_name(f, "archive member", in->member, true, err) != 0)
 			return -1;
 		sel->kind = SNIPPET_ARCHIVE;
 		sel->base = snippet_basename(in->archive);
@@ -206,8 +207,6 @@ static int snippet_make_selector(const xb_image *img, const xb_function *f, snip
 		if (snippet_check_name(f, "archive file name", sel->base, false, err) != 0)
 			return -1;
 	} else {
-		if (snippet_check_name(f, "object", in->member, true, err) != 0)
-			return -1;
 		sel->kind = SNIPPET_OBJECT;
 		sel->base = snippet_basename(in->member);
 		sel->folder = sel->base != in->member;
@@ -551,6 +550,17 @@ static int snippet_relocate(const xb_image *img, const xb_target *tg, const xb_l
 	sb_puts(out, "# Include it from the application's CMakeLists.txt after find_package(Zephyr):\n"
 		"#   include(/path/to/this/relocate.cmake)\n"
 		"# Each call moves one input section to SRAM; FILTER matches exactly its name.\n");
+	/* the location names the board's RAM region as the map shows it: a region the board
+	 * does not declare (SRAM on rpi_pico, whose region is RAM) links the code at 0 */
+	char region[64], loc[80];
+	if (buildsys_ram_region(img, tg, region, sizeof region) == 0) {
+		snprintf(loc, sizeof loc, "%s_TEXT", region);
+		sb_printf(out, "# LOCATION %s: the map's memory region %s holds the SRAM.\n", loc, region);
+	} else {
+		snprintf(loc, sizeof loc, "SRAM_TEXT");
+		sb_puts(out, "# LOCATION SRAM_TEXT: the map names no memory region in the SRAM; check "
+			     "that the board's RAM region is called SRAM.\n");
+	}
 	int rc = 0;
 	for (size_t i = 0; i < p.n && rc == 0; i++) {
 		const snippet_rule *r = &p.r[i];
@@ -561,16 +571,19 @@ static int snippet_relocate(const xb_image *img, const xb_target *tg, const xb_l
 		xb_strbuf re = {0};
 		snippet_filter_regex(in->section, &re);
 		if (in->archive) {
-			if (snippet_check_name(f, "archive", in->archive, true, err) != 0) {
-				rc = -1;
-			} else if (in->archive[0] == '/') {
+			if (in->archive[0] == '/') {
 				sb_printf(out, "# skipped %s in %s: an archive given by an absolute path "
 					  "is not a library of this Zephyr build (a toolchain "
 					  "library?); use the RAMFUNC_SECTION route for it\n",
 					  in->section, in->archive);
 			} else {
 				char *target = snippet_library_target(in->archive);
-				if (!target) {
+				xb_err ignored;
+				if (target && snippet_check_name(f, "library", target, false, &ignored) != 0) {
+					sb_printf(out, "# skipped %s: its library's name '%s' cannot be "
+						  "written safely\n", in->section, target);
+					free(target);
+				} else if (!target) {
 					sb_printf(out, "# skipped %s in %s: the archive is not named "
 						  "libNAME.a, so its CMake target is unknown\n",
 						  in->section, in->archive);
@@ -588,18 +601,34 @@ static int snippet_relocate(const xb_image *img, const xb_target *tg, const xb_l
 							  "other member(s) of %s\n", in->section,
 							  others, snippet_basename(in->archive));
 					sb_printf(out, "zephyr_code_relocate(LIBRARY %s FILTER \"%s\" "
-						  "LOCATION SRAM_TEXT)\n", target, re.buf);
+						  "LOCATION %s)\n", target, re.buf, loc);
 					calls++;
 					free(target);
 				}
 			}
-		} else if (snippet_check_name(f, "object", in->member, true, err) != 0) {
-			rc = -1;
 		} else {
+			xb_err ignored;
 			char *src = snippet_app_source(in->member);
-			if (src) {
+			if (src && snippet_check_name(f, "source", src, true, &ignored) != 0) {
+				sb_printf(out, "# skipped %s: the path of its source cannot be written "
+					  "safely\n", in->section);
+				free(src);
+			} else if (src) {
+				/* FILES matches by file name: a same-named source elsewhere moves too */
+				const char *base = snippet_basename(in->member);
+				for (size_t k = 0; k < img->map.ninputs; k++) {
+					const xb_map_input *o = &img->map.inputs[k];
+					if (o->member && o->member != in->member &&
+					    strcmp(snippet_basename(o->member), base) == 0 &&
+					    strcmp(o->member, in->member) != 0) {
+						sb_printf(out, "# note: %s of another object named %s "
+							  "matches this FILES pattern too\n",
+							  o->section ? o->section : "?", base);
+						break;
+					}
+				}
 				sb_printf(out, "zephyr_code_relocate(FILES ${APPLICATION_SOURCE_DIR}/%s "
-					  "FILTER \"%s\" LOCATION SRAM_TEXT)\n", src, re.buf);
+					  "FILTER \"%s\" LOCATION %s)\n", src, re.buf, loc);
 				calls++;
 				free(src);
 			} else {

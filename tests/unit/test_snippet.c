@@ -325,11 +325,12 @@ static void test_dangerous_names_refused(void **state)
 		{".text/a", NULL, "a.o", "contains '/' (a path separator)"},
 		{"", NULL, "a.o", "its section name is empty"},
 		/* file names only matter when the section name is shared */
-		{".text.dup", "dir with space/libq.a", "q.o", "archive 'dir with space/libq.a' "
-							      "contains a space"},
+		/* only the base name enters the rule: a folder may hold a space */
+		{".text.dup", "dir with space/lib q.a", "q.o", "archive file name 'lib q.a' "
+							       "contains a space"},
 		{".text.dup", "libq.a", "q(1).o", "archive member 'q(1).o' contains '('"},
-		{".text.dup", NULL, "C:\\obj\\q.o", "object 'C:\\obj\\q.o' contains ':'"},
-		{".text.dup", NULL, "obj/q*.o", "object 'obj/q*.o' contains '*'"},
+		{".text.dup", NULL, "C:\\obj\\q.o", "object file name 'C:\\obj\\q.o' contains ':'"},
+		{".text.dup", NULL, "obj/q*.o", "object file name 'q*.o' contains '*'"},
 		{".text.dup", "lib\tq.a", "q.o", "contains byte 0x09 (whitespace)"},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -508,6 +509,8 @@ static void test_relocate_lines(void **state)
 		"# Include it from the application's CMakeLists.txt after find_package(Zephyr):\n"
 		"#   include(/path/to/this/relocate.cmake)\n"
 		"# Each call moves one input section to SRAM; FILTER matches exactly its name.\n"
+		"# LOCATION SRAM_TEXT: the map names no memory region in the SRAM; check that the "
+		"board's RAM region is called SRAM.\n"
 		"zephyr_code_relocate(LIBRARY drivers__usb FILTER \"^\\\\.text\\\\.ram1$\" LOCATION "
 		"SRAM_TEXT)\n"
 		"zephyr_code_relocate(FILES ${APPLICATION_SOURCE_DIR}/src/main.c FILTER "
@@ -524,6 +527,21 @@ static void test_relocate_lines(void **state)
 		"the map; use the RAMFUNC_SECTION route for it\n"
 		"zephyr_code_relocate(LIBRARY util FILTER \"^\\\\.text\\\\.helper$\" LOCATION "
 		"SRAM_TEXT)\n");
+	free(cm);
+
+	/* with the map's memory region that holds the SRAM (Zephyr's rpi_pico: RAM), the
+	 * location names it: SRAM_TEXT there would link the code at 0 */
+	xb_grow(&img.map.regions, &img.map.regions_cap, img.map.nregions + 2, sizeof *img.map.regions);
+	img.map.regions[img.map.nregions++] = (xb_map_region){.name = xstrdup("FLASH"),
+							      .origin = 0x10000000, .length = 0x200000};
+	img.map.regions[img.map.nregions++] = (xb_map_region){.name = xstrdup("RAM"),
+							      .origin = 0x20000000, .length = 0x42000};
+	tg.regions[tg.nregions++] = (xb_region){.name = "sram", .base = 0x20000000,
+						.size = 0x42000, .kind = XB_REGION_SRAM};
+	cm = run_writer("zephyr-relocate", &img, &tg, &l, &err);
+	assert_non_null(strstr(cm, "# LOCATION RAM_TEXT: the map's memory region RAM holds the SRAM.\n"));
+	assert_non_null(strstr(cm, "FILTER \"^\\\\.text\\\\.ram1$\" LOCATION RAM_TEXT)\n"));
+	assert_null(strstr(cm, "SRAM_TEXT"));
 	free(cm);
 
 	/* the module's Kconfig turns relocation on only when there is something to move */

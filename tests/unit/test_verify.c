@@ -80,6 +80,7 @@ static xb_function *built_add(xb_image *b, const char *name, uint32_t addr, uint
 	g->size = size;
 	g->alias_of = g->input = g->file = g->out_section = -1;
 	g->same_name = 1;
+	g->is_veneer = image_veneer_name(name, NULL); /* as image_load_elf marks them */
 	return g;
 }
 
