@@ -34,7 +34,7 @@ extern const xb_command cmd_probe;
 extern const xb_command cmd_experiment;
 extern const xb_command cmd_report;
 extern const xb_command cmd_demo;
-extern const xb_command cmd_verify;
+extern const xb_command cmd_verify, cmd_integrate;
 extern const xb_command cmd_workbench;
 
 #endif

@@ -11,6 +11,7 @@
 static const char usage[] =
 	"usage: xipbench info ELF [--map MAP] [--target NAME] [--groups FILE] [--samples FILE]\n"
 	"                     [--json]\n"
+	"       xipbench info --zephyr BUILD_DIR | --pico-sdk BUILD_DIR [...]\n"
 	"\n"
 	"Lists the functions of a firmware image by library and display group: their sizes,\n"
 	"memory regions (flash, SRAM) and, with a map, the input sections and archives they\n"
@@ -18,6 +19,10 @@ static const char usage[] =
 	"\n"
 	"  ELF             the linked firmware (32-bit ARM ELF with its symbol table)\n"
 	"  --elf ELF       the same, as an option\n"
+	"  --zephyr DIR    a Zephyr build folder: its zephyr/zephyr.elf and zephyr_final.map\n"
+	"                  (or zephyr.map), board and relink command\n"
+	"  --pico-sdk DIR  a pico-sdk build folder: its NAME.elf and NAME.elf.map, board and\n"
+	"                  relink command\n"
 	"  --map MAP       its GNU ld map (default: ELF.map or the ELF's name with .map, if\n"
 	"                  present; without a map, libraries come from source file names)\n"
 	"  --target NAME   target name or file (default rp2040)\n"
@@ -121,7 +126,23 @@ static void print_share(const info_totals *t, const info_sum *s)
 	putchar('\n');
 }
 
-static void print_text(const xb_image *img, const xb_target *tg, const info_totals *t)
+/* The build system, from the folder given or the image, and its RAM region. */
+static void print_build_text(const xb_image *img, const xb_target *tg, const xb_build_folder *b)
+{
+	char region[64];
+	enum xb_build_kind k = b ? b->kind : buildsys_detect(img);
+	printf("build system: %s%s", buildsys_kind_name(k), b ? "" : " (from the image)");
+	if (b && b->board)
+		printf(", board %s", b->board);
+	if (buildsys_ram_region(img, tg, region, sizeof region) == 0)
+		printf(", RAM region %s", region);
+	putchar('\n');
+	if (b)
+		printf("relink: %s\n", b->relink);
+}
+
+static void print_text(const xb_image *img, const xb_target *tg, const info_totals *t,
+		       const xb_build_folder *b)
 {
 	printf("%s: %zu functions, %llu bytes of code (flash %llu, SRAM %llu)\n", img->path,
 	       t->all.functions, (unsigned long long)t->all.bytes,
@@ -131,7 +152,9 @@ static void print_text(const xb_image *img, const xb_target *tg, const info_tota
 		       img->map.ninputs, (unsigned long long)img->map.total_fill);
 	else
 		printf("map: none (libraries from source file names)\n");
-	printf("target: %s\n\n", tg->name);
+	printf("target: %s\n", tg->name);
+	print_build_text(img, tg, b);
+	putchar('\n');
 
 	printf("%-18s %-10s %10s %10s\n", "section", "address", "size", "region");
 	for (size_t i = 0; i < img->nsections; i++) {
@@ -241,7 +264,22 @@ static void json_function(const xb_image *img, const xb_function *f)
 	free(q);
 }
 
-static void print_json(const xb_image *img, const xb_target *tg, const info_totals *t)
+static void print_build_json(const xb_image *img, const xb_target *tg, const xb_build_folder *b)
+{
+	char region[64];
+	enum xb_build_kind k = b ? b->kind : buildsys_detect(img);
+	printf(",\"build\":{\"system\":");
+	xb_json_string(stdout, buildsys_kind_name(k));
+	json_str_or_null("folder", b ? b->dir : NULL);
+	json_str_or_null("board", b ? b->board : NULL);
+	json_str_or_null("ram_region",
+			 buildsys_ram_region(img, tg, region, sizeof region) == 0 ? region : NULL);
+	json_str_or_null("relink", b ? b->relink : NULL);
+	putchar('}');
+}
+
+static void print_json(const xb_image *img, const xb_target *tg, const info_totals *t,
+		       const xb_build_folder *b)
 {
 	putchar('{');
 	json_key("elf", 1);
@@ -249,6 +287,7 @@ static void print_json(const xb_image *img, const xb_target *tg, const info_tota
 	json_str_or_null("map", img->has_map ? img->map.path : NULL);
 	json_str_or_null("target", tg->name);
 	printf(",\"entry\":%u", img->entry);
+	print_build_json(img, tg, b);
 	if (img->has_map)
 		printf(",\"map_total_fill\":%llu", (unsigned long long)img->map.total_fill);
 	printf(",\"totals\":{\"libraries\":%zu,\"groups\":%zu", img->nlibraries, t->ngroups);
@@ -304,9 +343,11 @@ static void print_json(const xb_image *img, const xb_target *tg, const info_tota
 
 static int run_info(int argc, char **argv)
 {
-	enum { O_ELF = 1, O_MAP, O_TARGET, O_GROUPS, O_SAMPLES, O_JSON };
+	enum { O_ELF = 1, O_ZEPHYR, O_PICO, O_MAP, O_TARGET, O_GROUPS, O_SAMPLES, O_JSON };
 	static const struct option opts[] = {
 		{"elf", required_argument, 0, O_ELF},
+		{"zephyr", required_argument, 0, O_ZEPHYR},
+		{"pico-sdk", required_argument, 0, O_PICO},
 		{"map", required_argument, 0, O_MAP},
 		{"target", required_argument, 0, O_TARGET},
 		{"groups", required_argument, 0, O_GROUPS},
@@ -317,11 +358,16 @@ static int run_info(int argc, char **argv)
 	cli_load_opts lo = {0};
 	const char *samples = NULL;
 	int json = 0, c;
+	const char *bdir = NULL;
+	enum xb_build_kind bkind = XB_BUILD_OTHER;
+	int nbuild = 0;
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (c) {
 		case O_ELF: lo.elf = optarg; break;
+		case O_ZEPHYR: bdir = optarg; bkind = XB_BUILD_ZEPHYR; nbuild++; break;
+		case O_PICO: bdir = optarg; bkind = XB_BUILD_PICO_SDK; nbuild++; break;
 		case O_MAP: lo.map = optarg; break;
 		case O_TARGET: lo.target = optarg; break;
 		case O_GROUPS: lo.groups = optarg; break;
@@ -336,6 +382,14 @@ static int run_info(int argc, char **argv)
 		lo.elf = argv[optind++];
 	if (optind < argc)
 		return cli_usage_error("info", "unexpected argument '%s'", argv[optind]);
+	if (nbuild > 1)
+		return cli_usage_error("info", "give one build folder (--zephyr or --pico-sdk)");
+	const xb_build_folder *build = NULL;
+	if (bdir) {
+		int r = cli_load_build("info", bkind, bdir, &lo, &build);
+		if (r != 0)
+			return r == -2 ? XB_EXIT_USAGE : XB_EXIT_FAIL;
+	}
 	if (!lo.elf)
 		return cli_usage_error("info", "no ELF given");
 
@@ -367,9 +421,9 @@ static int run_info(int argc, char **argv)
 	info_totals t;
 	totals_compute(&img, samples ? &prof : NULL, &t);
 	if (json)
-		print_json(&img, &tg, &t);
+		print_json(&img, &tg, &t, build);
 	else
-		print_text(&img, &tg, &t);
+		print_text(&img, &tg, &t, build);
 	totals_free(&t);
 	if (samples)
 		profile_free(&prof);

@@ -102,9 +102,11 @@ static void print_json(FILE *f, const xb_verify_result *r, const char *summary, 
 
 static int run_verify(int argc, char **argv)
 {
-	enum { O_ELF = 1, O_MAP, O_LAYOUT, O_BUILT, O_BUILT_MAP, O_TARGET, O_JSON };
+	enum { O_ELF = 1, O_ZEPHYR, O_PICO, O_MAP, O_LAYOUT, O_BUILT, O_BUILT_MAP, O_TARGET, O_JSON };
 	static const struct option opts[] = {
 		{"elf", required_argument, 0, O_ELF},
+		{"zephyr", required_argument, 0, O_ZEPHYR},
+		{"pico-sdk", required_argument, 0, O_PICO},
 		{"map", required_argument, 0, O_MAP},
 		{"layout", required_argument, 0, O_LAYOUT},
 		{"built", required_argument, 0, O_BUILT},
@@ -116,11 +118,16 @@ static int run_verify(int argc, char **argv)
 	cli_load_opts lo = {.need_map = 1};
 	const char *layout_dir = NULL, *built = NULL, *built_map = NULL;
 	int json = 0, c;
+	const char *bdir = NULL;
+	enum xb_build_kind bkind = XB_BUILD_OTHER;
+	int nbuild = 0;
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (c) {
 		case O_ELF: lo.elf = optarg; break;
+		case O_ZEPHYR: bdir = optarg; bkind = XB_BUILD_ZEPHYR; nbuild++; break;
+		case O_PICO: bdir = optarg; bkind = XB_BUILD_PICO_SDK; nbuild++; break;
 		case O_MAP: lo.map = optarg; break;
 		case O_LAYOUT: layout_dir = optarg; break;
 		case O_BUILT: built = optarg; break;
@@ -134,6 +141,14 @@ static int run_verify(int argc, char **argv)
 	}
 	if (optind < argc)
 		return cli_usage_error("verify", "unexpected argument '%s'", argv[optind]);
+	if (nbuild > 1)
+		return cli_usage_error("verify", "give one build folder (--zephyr or --pico-sdk)");
+	const xb_build_folder *build = NULL;
+	if (bdir) {
+		int r = cli_load_build("verify", bkind, bdir, &lo, &build);
+		if (r != 0)
+			return r == -2 ? XB_EXIT_USAGE : XB_EXIT_FAIL;
+	}
 	if (!lo.elf || !layout_dir || !built)
 		return cli_usage_error("verify", "--elf, --layout and --built are required");
 

@@ -3,6 +3,8 @@
 
 #include "cli.h"
 
+#include <stdlib.h>
+
 int cli_load_target(const char *cmd, const char *name, xb_target *tg)
 {
 	xb_err err;
@@ -24,5 +26,35 @@ int cli_load(const char *cmd, const cli_load_opts *o, xb_target *tg, xb_image *i
 		cli_fail(cmd, "%s", err.msg);
 		return -1;
 	}
+	return 0;
+}
+
+static xb_build_folder build_folder;
+
+static void free_build_folder(void)
+{
+	buildsys_free(&build_folder);
+}
+
+int cli_load_build(const char *cmd, enum xb_build_kind kind, const char *dir, cli_load_opts *o,
+		   const xb_build_folder **b)
+{
+	if (o->elf || o->map) {
+		cli_usage_error(cmd, "--%s finds the ELF and the map: leave out --elf and --map",
+				buildsys_kind_name(kind));
+		return -2;
+	}
+	xb_err err;
+	buildsys_free(&build_folder);
+	if (buildsys_find(&build_folder, kind, dir, &err) != 0) {
+		cli_fail(cmd, "%s", err.msg);
+		return -1;
+	}
+	static int registered;
+	if (!registered++)
+		atexit(free_build_folder);
+	o->elf = build_folder.elf;
+	o->map = build_folder.map;
+	*b = &build_folder;
 	return 0;
 }

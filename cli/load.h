@@ -2,6 +2,7 @@
 #ifndef XB_CLI_LOAD_H
 #define XB_CLI_LOAD_H
 
+#include "../core/buildsys.h"
 #include "../core/image.h"
 #include "../core/target.h"
 
@@ -12,6 +13,12 @@ typedef struct cli_load_opts {
 	const char *groups;  /* NULL: the shipped groups/default.groups */
 	int need_map;        /* fail when no map is found; also resolve alignments */
 } cli_load_opts;
+
+/* --zephyr DIR / --pico-sdk DIR: finds the build folder's ELF and map (o->elf, o->map must
+ * not be given too); *b gets the folder, kept until the program exits. Prints errors;
+ * returns 0, -1 for a folder without them, -2 for a usage error. */
+int cli_load_build(const char *cmd, enum xb_build_kind kind, const char *dir, cli_load_opts *o,
+		   const xb_build_folder **b);
 
 /* Loads everything; on failure prints "xipbench CMD: problem" and returns -1 with nothing
  * left to free. */
