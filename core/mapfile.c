@@ -1,9 +1,11 @@
 /* mapfile: reads GNU ld map files into output sections, input sections, fill, symbols. */
 #include "mapfile.h"
 
+#include <ctype.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 enum map_part {
 	PART_NONE,      /* before the first heading, or a part we skip */
@@ -540,23 +542,100 @@ long mapfile_input_near(const xb_map *m, uint64_t addr, long *hint)
 	return i;
 }
 
-/* Toolchain libraries keep their usual names whatever the build calls its own. */
+/* ---- library names ---------------------------------------------------------------
+ * The rule, in order (docs/formats-groups.md, "Library names"):
+ *  - an archive member is in the archive's library: the toolchain's archives by their
+ *    usual name (toolchain_libs), a few Zephyr archives split by member (archive_members),
+ *    any other archive by its base name without "lib" and ".a", "__" read as "/" and
+ *    leading "../" dropped (Zephyr: lib..__modules__hal__nordic.a -> modules/hal/nordic);
+ *  - a plain object: "lto" (LTO partition), "linker" (linker stubs), "crt" (the
+ *    toolchain's startup objects, so its multilib folders never name a library); then
+ *    the last known source tree in its path (pico-sdk components, TinyUSB, lwIP,
+ *    CherryUSB, FreeRTOS ..., source_trees); then a CMake target's object
+ *    (CMakeFiles/TARGET.dir/...) is "app", or "zephyr" for Zephyr's own link stages;
+ *    then the nearest folder that names something (not src, build, obj ...), else
+ *    "app". */
+
+/* Toolchain archives keep their usual names whatever the build calls its own. */
 static const struct {
 	const char *archive; /* base name */
 	const char *library;
 } toolchain_libs[] = {
-	{"libc.a", "libc"},      {"libc_nano.a", "libc"}, {"libg.a", "libc"},
-	{"libg_nano.a", "libc"}, {"libnosys.a", "libc"},  {"libsemihost.a", "libc"},
-	{"libm.a", "libm"},      {"libgcc.a", "libgcc"},  {"libgcc_eh.a", "libgcc"},
-	{"libstdc++.a", "libstdc++"}, {"libstdc++_nano.a", "libstdc++"},
-	{"libsupc++.a", "libstdc++"}, {"libsupc++_nano.a", "libstdc++"},
+	{"libc.a", "libc"},
+	{"libc_nano.a", "libc"},
+	{"libg.a", "libc"},
+	{"libg_nano.a", "libc"},
+	{"libnosys.a", "libc"},
+	{"librdimon.a", "libc"},
+	{"librdimon_nano.a", "libc"},
+	{"librdpmon.a", "libc"},
+	{"libsemihost.a", "libc"},   /* picolibc */
+	{"libdummyhost.a", "libc"},  /* picolibc */
+	{"libm.a", "libm"},
+	{"libm_nano.a", "libm"},
+	{"libgcc.a", "libgcc"},
+	{"libgcc_eh.a", "libgcc"},
+	{"libgcov.a", "libgcc"},
+	{"libatomic.a", "libgcc"},
+	{"libssp.a", "libgcc"},
+	{"libssp_nonshared.a", "libgcc"},
+	{"libstdc++.a", "libstdc++"},
+	{"libstdc++_nano.a", "libstdc++"},
+	{"libsupc++.a", "libstdc++"},
+	{"libsupc++_nano.a", "libstdc++"},
 };
 
-/* pico-sdk source folders whose next folder names a component (hardware_gpio ...). */
-static const char *const sdk_component_roots[] = {
-	"/src/rp2_common/", "/src/common/", "/src/rp2040/", "/src/rp2350/", "/src/host/",
-	"/src/boards/", "/pico-sdk/lib/",
+/* Zephyr builds some subsystems into one archive with others (zephyr_sources() into
+ * libzephyr.a); their members name the folder they come from. */
+static const struct {
+	const char *archive;       /* base name */
+	const char *member_prefix; /* of the member's base name */
+	const char *library;
+} archive_members[] = {
+	{"libzephyr.a", "log_", "subsys/logging"}, /* log_core.c, log_backend_uart.c ... */
+	{"libzephyr.a", "shell", "subsys/shell"},  /* shell.c, shell_uart.c ... */
+	/* the USB device stack before device_next (its classes are libraries of their own) */
+	{"libzephyr.a", "usb_device.", "subsys/usb/device"},
+	{"libzephyr.a", "usb_descriptor.", "subsys/usb/device"},
+	{"libzephyr.a", "usb_transfer.", "subsys/usb/device"},
+	{"libzephyr.a", "usb_work_q.", "subsys/usb/device"},
+	{"libzephyr.a", "cdc_acm.", "subsys/usb/device/class"},
+	{"libsubsys__net.a", "buf", "subsys/net/buf"}, /* net_buf before Zephyr 4 */
 };
+
+/* Source trees that name their layers: a folder called SEGMENT (any case, optionally
+ * with a version: lwip-2.1.3, FreeRTOS-Kernel-V11.1.0), followed by one of NEXT (any
+ * folder if NULL). The library is NAME, plus "/" and the folder below it when layers is
+ * set, "src" and "Source" skipped: .../lib/tinyusb/src/device/usbd.c -> tinyusb/device. */
+static const struct {
+	const char *segment, *name, *next;
+	bool layers;
+} source_trees[] = {
+	{"tinyusb", "tinyusb", " src hw lib ", true},
+	{"lwip", "lwip", " src contrib ", true},
+	{"lwip-contrib", "lwip", NULL, true},
+	{"cherryusb", "cherryusb", " core class port common osal platform third_party ", true},
+	{"freertos-kernel", "freertos", NULL, true},
+	{"freertos_kernel", "freertos", NULL, true},
+	{"freertos", "freertos", " source ", true}, /* FreeRTOS/Source/tasks.c */
+	{"cyw43-driver", "cyw43-driver", NULL, false},
+	{"btstack", "btstack", NULL, false},
+	{"mbedtls", "mbedtls", NULL, false},
+};
+
+/* pico-sdk (and pico-extras): src/PLATFORM/COMPONENT/..., COMPONENT with one of these
+ * prefixes, so that an application's own src/common/util/ is not taken for one. */
+static const char *const pico_platforms[] = {"rp2_common", "common", "rp2040", "rp2350",
+					     "host"};
+static const char *const pico_component_prefixes[] = {"hardware_", "pico_", "boot_", "cmsis",
+						      "cyw43"};
+
+/* Folders that say where a file is built or kept, not what it belongs to. */
+static const char *const build_folders[] = {"build", "_build", "builds", "obj", "objs", "out",
+					    "output", "bin", "debug", "release", "tmp"};
+static const char *const source_folders[] = {".", "..", "__", "src", "source", "sources"};
+
+#define NELEMS(a) (sizeof(a) / sizeof((a)[0]))
 
 static const char *base_of(const char *path)
 {
@@ -567,12 +646,65 @@ static const char *base_of(const char *path)
 	return b;
 }
 
-static char *archive_library(const char *archive)
+static bool in_list(const char *s, const char *const *list, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcasecmp(s, list[i]) == 0)
+			return true;
+	return false;
+}
+
+static bool has_prefix(const char *s, const char *prefix)
+{
+	return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+static bool has_suffix(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), k = strlen(suffix);
+	return n >= k && strcasecmp(s + n - k, suffix) == 0;
+}
+
+/* seg is name in any case, or name, "-" or "_" and a version: a digit, "v" and a digit,
+ * "master" or "main" (TinyUSB, tinyusb-0.17.0, FreeRTOS-Kernel-V11.1.0, lwip-master). */
+static bool segment_is(const char *seg, const char *name)
+{
+	size_t n = strlen(name);
+	if (strncasecmp(seg, name, n) != 0)
+		return false;
+	const char *v = seg + n;
+	if (!*v)
+		return true;
+	if (*v != '-' && *v != '_')
+		return false;
+	v++;
+	if ((*v == 'v' || *v == 'V') && isdigit((unsigned char)v[1]))
+		v++;
+	return isdigit((unsigned char)*v) || strcasecmp(v, "master") == 0 ||
+	       strcasecmp(v, "main") == 0;
+}
+
+/* " a b c " holds word (any case). */
+static bool word_in(const char *words, const char *word)
+{
+	size_t n = strlen(word);
+	for (const char *w = strchr(words, ' '); w && w[1]; w = strchr(w + 1, ' '))
+		if (strncasecmp(w + 1, word, n) == 0 && w[1 + n] == ' ')
+			return true;
+	return false;
+}
+
+static char *archive_library(const char *archive, const char *member)
 {
 	const char *base = base_of(archive);
-	for (size_t i = 0; i < sizeof toolchain_libs / sizeof toolchain_libs[0]; i++)
+	for (size_t i = 0; i < NELEMS(toolchain_libs); i++)
 		if (strcmp(base, toolchain_libs[i].archive) == 0)
 			return xstrdup(toolchain_libs[i].library);
+	const char *mbase = member ? base_of(member) : "";
+	for (size_t i = 0; i < NELEMS(archive_members); i++)
+		if (strcmp(base, archive_members[i].archive) == 0 &&
+		    has_prefix(mbase, archive_members[i].member_prefix))
+			return xstrdup(archive_members[i].library);
 	size_t n = strlen(base);
 	if (n > 2 && strcmp(base + n - 2, ".a") == 0)
 		n -= 2;
@@ -582,7 +714,8 @@ static char *archive_library(const char *archive)
 		base += 3;
 		n -= 3;
 	}
-	/* Zephyr names an archive after its folder with "__" for "/" */
+	/* Zephyr names an archive after its folder relative to ZEPHYR_BASE, "__" for "/":
+	 * libsubsys__net__ip.a, lib..__modules__hal__stm32__stm32cube.a */
 	xb_strbuf sb = {0};
 	for (size_t i = 0; i < n; i++) {
 		if (base[i] == '_' && i + 1 < n && base[i + 1] == '_') {
@@ -594,7 +727,153 @@ static char *archive_library(const char *archive)
 	}
 	if (!sb.buf)
 		return xstrdup("unknown");
-	return sb.buf;
+	const char *name = sb.buf;
+	while (has_prefix(name, "../") || has_prefix(name, "./"))
+		name = strchr(name, '/') + 1;
+	char *lib = xstrdup(*name ? name : sb.buf);
+	sb_free(&sb);
+	return lib;
+}
+
+/* A path split at "/" and "\" into its folders and file, empty parts dropped. */
+typedef struct path_parts {
+	char *buf;
+	char **seg;
+	size_t n; /* seg[n - 1] is the file */
+} path_parts;
+
+static void split_path(path_parts *pp, const char *path)
+{
+	pp->buf = xstrdup(path);
+	pp->seg = xmalloc((strlen(path) / 2 + 2) * sizeof *pp->seg);
+	pp->n = 0;
+	char *s = pp->buf;
+	for (char *c = pp->buf;; c++) {
+		bool end = !*c;
+		if (end || *c == '/' || *c == '\\') {
+			*c = 0;
+			if (*s)
+				pp->seg[pp->n++] = s;
+			s = c + 1;
+		}
+		if (end)
+			break;
+	}
+}
+
+/* GCC's crti.o, crtbegin.o ... anywhere; any object in the toolchain's own folders
+ * (.../lib/gcc/..., arm-none-eabi/lib/..., picolibc/..., newlib/...): newlib's and
+ * picolibc's crt0.o, rdimon-crt0.o, cpu-init/rdimon-aem.o. */
+static bool toolchain_object(const path_parts *pp)
+{
+	const char *file = pp->seg[pp->n - 1];
+	const char *dot = strchr(file, '.');
+	if (has_prefix(file, "crt") && dot && strcmp(dot, ".o") == 0 &&
+	    (strcmp(file, "crti.o") == 0 || strcmp(file, "crtn.o") == 0 ||
+	     has_prefix(file, "crtbegin") || has_prefix(file, "crtend") ||
+	     has_prefix(file, "crtfastmath") || has_prefix(file, "crtprec")))
+		return true;
+	bool triple = false;
+	for (size_t i = 0; i + 1 < pp->n; i++) {
+		const char *s = pp->seg[i];
+		if (strcmp(s, "lib") == 0 && i + 2 < pp->n && strcmp(pp->seg[i + 1], "gcc") == 0)
+			return true;
+		if (strcmp(s, "picolibc") == 0 || strcmp(s, "newlib") == 0)
+			return true;
+		if (triple && strcmp(s, "lib") == 0)
+			return true;
+		if (strchr(s, '-') &&
+		    (has_suffix(s, "-eabi") || has_suffix(s, "-eabihf") || has_suffix(s, "-elf")))
+			triple = true;
+	}
+	return false;
+}
+
+/* pico-sdk's src/rp2_common/hardware_gpio/gpio.c at folder i ("src"): hardware_gpio. */
+static const char *pico_component(const path_parts *pp, size_t i)
+{
+	if (i + 3 >= pp->n || strcasecmp(pp->seg[i], "src") != 0 ||
+	    !in_list(pp->seg[i + 1], pico_platforms, NELEMS(pico_platforms)))
+		return NULL;
+	const char *comp = pp->seg[i + 2];
+	for (size_t k = 0; k < NELEMS(pico_component_prefixes); k++)
+		if (has_prefix(comp, pico_component_prefixes[k]))
+			return comp;
+	return NULL;
+}
+
+/* A source tree at folder i: its library, a new string, or NULL. */
+static char *source_tree(const path_parts *pp, size_t i)
+{
+	for (size_t t = 0; t < NELEMS(source_trees); t++) {
+		if (!segment_is(pp->seg[i], source_trees[t].segment))
+			continue;
+		size_t j = i + 1; /* the folder below, if j + 1 < n */
+		if (source_trees[t].next &&
+		    (j + 1 >= pp->n || !word_in(source_trees[t].next, pp->seg[j])))
+			continue;
+		if (j + 1 < pp->n && (strcasecmp(pp->seg[j], "src") == 0 ||
+				      strcasecmp(pp->seg[j], "source") == 0))
+			j++;
+		if (source_trees[t].layers && j + 1 < pp->n)
+			return xasprintf("%s/%s", source_trees[t].name, pp->seg[j]);
+		return xstrdup(source_trees[t].name);
+	}
+	return NULL;
+}
+
+/* The known source tree nearest the file (a pico-sdk component inside FreeRTOS's CMake
+ * folder is the component), or NULL. */
+static char *known_source(const path_parts *pp)
+{
+	for (size_t i = pp->n - 1; i-- > 0;) {
+		const char *comp = pico_component(pp, i);
+		if (comp)
+			return xstrdup(comp);
+		char *lib = source_tree(pp, i);
+		if (lib)
+			return lib;
+	}
+	return NULL;
+}
+
+/* CMake's [BINDIR/]CMakeFiles/TARGET.dir/SOURCE.obj: the target's own sources are the
+ * application, except in Zephyr's link stages (zephyr/CMakeFiles/zephyr_final.dir). */
+static char *cmake_target(const path_parts *pp)
+{
+	for (size_t i = pp->n - 1; i-- > 1;) {
+		if (strcmp(pp->seg[i - 1], "CMakeFiles") != 0 || !has_suffix(pp->seg[i], ".dir"))
+			continue;
+		const char *t = pp->seg[i];
+		if ((i >= 2 && strcmp(pp->seg[i - 2], "zephyr") == 0) ||
+		    has_prefix(t, "zephyr_pre") || strcmp(t, "zephyr_final.dir") == 0)
+			return xstrdup("zephyr");
+		return xstrdup("app");
+	}
+	return NULL;
+}
+
+/* Multilib folders (thumb/v6-m/nofp, arm/v5te/hard, thumb/v7e-m+fp/softfp) name no
+ * library. */
+static bool multilib_folder(const char *s)
+{
+	static const char *const names[] = {"thumb", "arm", "nofp", "hard", "soft", "softfp"};
+	return in_list(s, names, NELEMS(names)) ||
+	       ((s[0] == 'v' || s[0] == 'V') && isdigit((unsigned char)s[1])) || strchr(s, '+');
+}
+
+/* The nearest folder that names something; at a build folder or the top, "app". */
+static char *folder_library(const path_parts *pp)
+{
+	for (size_t i = pp->n - 1; i-- > 0;) {
+		const char *s = pp->seg[i];
+		if (in_list(s, build_folders, NELEMS(build_folders)) || has_suffix(s, ":"))
+			break;
+		if (in_list(s, source_folders, NELEMS(source_folders)) || multilib_folder(s))
+			continue;
+		return xstrdup(s);
+	}
+	return xstrdup("app");
 }
 
 static char *object_library(const char *member)
@@ -603,48 +882,24 @@ static char *object_library(const char *member)
 		return xstrdup("lto"); /* LTO's partitions mix every library */
 	if (strcmp(member, "linker stubs") == 0)
 		return xstrdup("linker");
-	char *path = xstrdup(member);
-	for (char *c = path; *c; c++)
-		if (*c == '\\')
-			*c = '/';
+	path_parts pp;
+	split_path(&pp, member);
 	char *lib = NULL;
-	for (size_t i = 0; !lib && i < sizeof sdk_component_roots / sizeof sdk_component_roots[0];
-	     i++) {
-		char *at = strstr(path, sdk_component_roots[i]);
-		if (!at)
-			continue;
-		char *comp = at + strlen(sdk_component_roots[i]);
-		char *slash = strchr(comp, '/');
-		if (slash && slash > comp)
-			lib = xstrndup(comp, (size_t)(slash - comp));
-	}
-	if (!lib) {
-		char *slash = strrchr(path, '/');
-		if (slash && slash > path) {
-			*slash = 0;
-			const char *folder = base_of(path);
-			size_t n = strlen(folder);
-			/* CMake: CMakeFiles/TARGET.dir/file.c.obj belongs to TARGET */
-			if (n > 4 && strcmp(folder + n - 4, ".dir") == 0)
-				n -= 4;
-			if (n > 0 && strcmp(folder, ".") != 0 && strcmp(folder, "..") != 0)
-				lib = xstrndup(folder, n);
-		}
-	}
-	if (!lib) {
-		const char *b = base_of(member);
-		const char *dot = strchr(b, '.');
-		size_t n = dot ? (size_t)(dot - b) : strlen(b);
-		lib = n ? xstrndup(b, n) : xstrdup("unknown");
-	}
-	free(path);
+	if (pp.n == 0)
+		lib = xstrdup("unknown");
+	else if (toolchain_object(&pp))
+		lib = xstrdup("crt");
+	else if (!(lib = known_source(&pp)) && !(lib = cmake_target(&pp)))
+		lib = folder_library(&pp);
+	free(pp.seg);
+	free(pp.buf);
 	return lib;
 }
 
 char *mapfile_library_name(const char *archive, const char *member)
 {
 	if (archive && *archive)
-		return archive_library(archive);
+		return archive_library(archive, member);
 	if (member && *member)
 		return object_library(member);
 	return xstrdup("unknown");

@@ -226,9 +226,9 @@ static void test_library_names(void **state)
 		  "hardware_gpio");
 	check_lib(NULL, "CMakeFiles/app.dir/main.c.obj", "app");
 	check_lib(NULL, "CMakeFiles/blink.dir/home/u/pico-sdk/lib/tinyusb/src/device/usbd.c.obj",
-		  "tinyusb");
+		  "tinyusb/device");
 	check_lib(NULL, "build/obj/app/main.o", "app");
-	check_lib(NULL, "main.o", "main");
+	check_lib(NULL, "main.o", "app");
 	check_lib(NULL, "C:\\work\\build\\obj\\drivers\\uart.o", "drivers");
 	check_lib("/usr/lib/gcc/arm-none-eabi/12.2.1/../../../arm-none-eabi/lib/thumb/v6-m/nofp/"
 		  "libc_nano.a",
