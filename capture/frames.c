@@ -1,9 +1,11 @@
-/* frames: reassembles CDC-ECM Ethernet frames from the bulk transfers of usbmon records. */
+/* frames: reassembles the Ethernet frames of CDC-ECM, CDC-NCM and RNDIS devices from the
+ * bulk transfers of usbmon records. */
 #include "frames.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "frames_internal.h"
 #include "held.h"
@@ -28,6 +30,7 @@ xb_frames *frames_new(const xb_frames_options *o)
 {
 	xb_frames *fs = xcalloc(1, sizeof *fs);
 	fs->last_done = XB_FRAMES_NONE;
+	fs->last_done_n = 0;
 	if (o)
 		fs->opt = *o;
 	else
@@ -47,6 +50,8 @@ void frames_free(xb_frames *fs)
 	free(fs->st);
 	free(fs->pend);
 	free(fs->dev);
+	free(fs->cfg);
+	free(fs->dec.d);
 	free(fs);
 }
 
@@ -88,6 +93,11 @@ size_t frames_last_done(const xb_frames *fs)
 	return fs->last_done;
 }
 
+size_t frames_last_done_count(const xb_frames *fs)
+{
+	return fs->last_done_n;
+}
+
 /* ---- Transfers waiting for their completion ---- */
 
 static frames_pending *pending_find(xb_frames *fs, const xb_usbrec *r)
@@ -107,7 +117,7 @@ static void pending_drop(xb_frames *fs, frames_pending *p)
 }
 
 static void pending_add(xb_frames *fs, const xb_usbrec *r, uint8_t kind, size_t ref,
-			uint32_t requested)
+			uint32_t requested, uint32_t count)
 {
 	frames_pending *old = pending_find(fs, r);
 	if (old) /* the id came back: its completion is not in the capture */
@@ -122,6 +132,7 @@ static void pending_add(xb_frames *fs, const xb_usbrec *r, uint8_t kind, size_t 
 		.kind = kind,
 		.ref = ref,
 		.requested = requested,
+		.count = count,
 	};
 }
 
@@ -171,67 +182,142 @@ static int stream_append(xb_frames *fs, frames_stream *s, const xb_usbrec *r)
 	return 0;
 }
 
-/* The frame collected on s is complete: into the set, and s starts over. */
-static size_t stream_emit(xb_frames *fs, frames_stream *s, const xb_usbrec *r, int in,
-			  uint32_t max_packet)
+/* A frame of the transfer collected on s: len bytes from off on (captured as far as the
+ * capture holds them), with flags (XB_FRAME_PADDED) to add. */
+static void frame_add(xb_frames *fs, const frames_stream *s, const xb_usbrec *r, int in,
+		      uint8_t proto, uint32_t off, uint32_t len, uint8_t flags)
 {
-	size_t index = fs->base + fs->n;
 	xb_frame *f = frames_append(fs);
 	f->bus = s->bus;
 	f->device = s->device;
 	f->endpoint = s->endpoint;
 	f->submit_ns = s->submit_ns;
 	f->record = r->index;
-	f->transfer_len = f->len = s->transfer;
-	f->captured = s->captured;
+	f->transfer_len = s->transfer;
+	f->len = len;
+	f->offset = off;
 	f->urbs = s->urbs;
-	f->data = xmalloc(s->captured ? s->captured : 1);
-	if (s->captured)
-		memcpy(f->data, s->buf, s->captured);
+	f->parts = 1;
+	f->proto = proto;
+	uint32_t cap = off < s->captured ? s->captured - off : 0;
+	f->captured = cap < len ? cap : len;
+	f->data = xmalloc(f->captured ? f->captured : 1);
+	if (f->captured)
+		memcpy(f->data, s->buf + off, f->captured);
+	f->flags = flags;
 	if (in) {
-		f->flags = XB_FRAME_IN;
+		f->flags |= XB_FRAME_IN;
 		f->time_ns = r->time_ns;
 		f->done_record = r->index;
 		fs->stats.frames_in++;
+		fs->stats.bytes_in += f->len;
 	} else {
-		f->flags = XB_FRAME_PENDING;
+		f->flags |= XB_FRAME_PENDING;
 		if (s->failed)
 			f->flags |= XB_FRAME_FAILED;
 		fs->stats.frames_out++;
+		fs->stats.bytes_out += f->len;
 		fs->stats.pending++;
-		/* usbnet's padding byte: a frame of whole packets plus one zero byte whose
-		 * headers say the packet ends before that byte */
-		if (f->len % max_packet == 1 && f->captured == f->len && f->data[f->len - 1] == 0) {
-			xb_packet p;
-			packet_parse(&p, f->data, f->len - 1, f->len - 1);
-			if (p.declared_len && p.declared_len <= f->len - 1) {
-				f->len--;
-				f->captured--;
-				f->flags |= XB_FRAME_PADDED;
-				fs->stats.padded++;
-			}
-		}
 	}
 	if (f->captured < f->len) {
 		f->flags |= XB_FRAME_TRUNCATED;
 		fs->stats.truncated++;
 	}
-	if (in)
-		fs->stats.bytes_in += f->len;
-	else
-		fs->stats.bytes_out += f->len;
-	xb_frames_device *d = frames_device_find(fs, f->bus, f->device, 1);
+	xb_frames_device *d = frames_device_find(fs, s->bus, s->device, 1);
 	if (in)
 		d->frames_in++;
 	else
 		d->frames_out++;
+}
+
+/* The CDC-ECM frame collected on s. usbnet's padding byte: an OUT frame of whole packets
+ * plus one zero byte whose headers say the packet ends before that byte. */
+static void frame_ecm(xb_frames *fs, const frames_stream *s, const xb_usbrec *r, int in,
+		      uint32_t max_packet)
+{
+	uint32_t len = s->transfer;
+	uint8_t flags = 0;
+	if (!in && len % max_packet == 1 && s->captured == len && s->buf[len - 1] == 0) {
+		xb_packet p;
+		packet_parse(&p, s->buf, len - 1, len - 1);
+		if (p.declared_len && p.declared_len <= len - 1) {
+			len--;
+			flags = XB_FRAME_PADDED;
+			fs->stats.padded++;
+		}
+	}
+	frame_add(fs, s, r, in, XB_FRAMES_PROTO_ECM, 0, len, flags);
+}
+
+/* A transfer that broke its protocol's rules: counted and described (fs->dec.err). */
+static void frames_malformed(xb_frames *fs, const frames_stream *s, const xb_usbrec *r,
+			     uint8_t proto)
+{
+	fs->stats.malformed++;
+	frames_device_find(fs, s->bus, s->device, 1)->malformed++;
+	snprintf(fs->error, sizeof fs->error, "record %llu (bus %u device %u endpoint 0x%02x): %s: %s",
+		 (unsigned long long)r->index, s->bus, s->device, s->endpoint,
+		 frames_proto_name(proto), fs->dec.err);
+	if (!fs->warning[0])
+		snprintf(fs->warning, sizeof fs->warning, "%s", fs->error);
+}
+
+/* The protocol of the transfer collected on s: the device's, else its signature's (which
+ * then becomes the device's), else CDC-ECM. */
+static uint8_t stream_proto(xb_frames *fs, const frames_stream *s, uint8_t proto)
+{
+	if (proto != XB_FRAMES_PROTO_AUTO)
+		return proto;
+	proto = frames_sniff(s->buf, s->captured);
+	if (proto == XB_FRAMES_PROTO_AUTO)
+		return XB_FRAMES_PROTO_ECM;
+	xb_frames_device *d = frames_device_find(fs, s->bus, s->device, 1);
+	if (d->proto == XB_FRAMES_PROTO_AUTO) {
+		d->proto = proto;
+		d->proto_from = XB_FRAMES_FROM_PAYLOAD;
+	}
+	return proto;
+}
+
+/* Whether the transfer collected on s is whole by its own headers (NCM, RNDIS). */
+static int stream_complete(const frames_stream *s, uint8_t proto)
+{
+	if (proto == XB_FRAMES_PROTO_AUTO)
+		proto = frames_sniff(s->buf, s->captured);
+	return frames_complete(proto, s->buf, s->captured, s->transfer) == 1;
+}
+
+/* The transfer collected on s is complete: its frames into the set (*count of them from
+ * the returned index on), and s starts over. */
+static size_t stream_emit(xb_frames *fs, frames_stream *s, const xb_usbrec *r, int in,
+			  uint32_t max_packet, uint8_t proto, uint32_t *count)
+{
+	size_t first = fs->base + fs->n;
+	proto = stream_proto(fs, s, proto);
+	if (proto == XB_FRAMES_PROTO_ECM) {
+		frame_ecm(fs, s, r, in, max_packet);
+		*count = 1;
+	} else {
+		frames_decode(proto, s->buf, s->captured, s->transfer, &fs->dec);
+		size_t n = fs->dec.n < UINT16_MAX ? fs->dec.n : UINT16_MAX;
+		for (size_t i = 0; i < n; i++)
+			frame_add(fs, s, r, in, proto, fs->dec.d[i].off, fs->dec.d[i].len, 0);
+		for (size_t i = 0; i < n; i++) {
+			xb_frame *f = &fs->f[fs->off + fs->n - n + i];
+			f->part = (uint16_t)i;
+			f->parts = (uint16_t)n;
+		}
+		if (fs->dec.err[0])
+			frames_malformed(fs, s, r, proto);
+		*count = (uint32_t)n;
+	}
 	stream_reset(s);
-	return index;
+	return first;
 }
 
 /* ---- Records ---- */
 
-static void frames_bulk_out(xb_frames *fs, const xb_usbrec *r, uint32_t mps)
+static void frames_bulk_out(xb_frames *fs, const xb_usbrec *r, uint32_t mps, uint8_t proto)
 {
 	if (r->event == 'S') {
 		size_t si = stream_get(fs, r);
@@ -243,13 +329,13 @@ static void frames_bulk_out(xb_frames *fs, const xb_usbrec *r, uint32_t mps)
 		if (stream_append(fs, s, r))
 			return;
 		int ends = r->length % mps != 0 || r->length == 0 ||
-			   (r->xfer_flags & XB_USBREC_URB_ZERO_PACKET);
+			   (r->xfer_flags & XB_USBREC_URB_ZERO_PACKET) || stream_complete(s, proto);
 		if (ends) {
-			uint32_t failed = s->failed != 0;
-			pending_add(fs, r, FRAMES_PENDING_OUT_END, stream_emit(fs, s, r, 0, mps),
-				    failed);
+			uint32_t failed = s->failed != 0, count;
+			size_t first = stream_emit(fs, s, r, 0, mps, proto, &count);
+			pending_add(fs, r, FRAMES_PENDING_OUT_END, first, failed, count);
 		} else
-			pending_add(fs, r, FRAMES_PENDING_OUT_PART, si, 0);
+			pending_add(fs, r, FRAMES_PENDING_OUT_PART, si, 0, 0);
 		return;
 	}
 	frames_pending *p = pending_find(fs, r); /* 'C' or 'E' */
@@ -261,14 +347,23 @@ static void frames_bulk_out(xb_frames *fs, const xb_usbrec *r, uint32_t mps)
 	if (p->kind == FRAMES_PENDING_OUT_PART) {
 		if (status != 0)
 			fs->st[p->ref].failed = 1;
-	} else if (frame_pos(fs, p->ref) == SIZE_MAX) {
-		/* discarded while pending: only the stats learn how it ended */
-		fs->stats.pending--;
-		if (status != 0 || p->requested)
-			fs->stats.failed++;
-	} else {
-		xb_frame *f = &fs->f[frame_pos(fs, p->ref)];
-		fs->last_done = p->ref;
+		pending_drop(fs, p);
+		return;
+	}
+	size_t held = p->ref > fs->base ? p->ref : fs->base; /* discarding takes the front */
+	if (held < p->ref + p->count) {
+		fs->last_done = held;
+		fs->last_done_n = p->ref + p->count - held;
+	}
+	for (size_t i = p->ref; i < p->ref + p->count; i++) {
+		if (frame_pos(fs, i) == SIZE_MAX) {
+			/* discarded while pending: only the stats learn how it ended */
+			fs->stats.pending--;
+			if (status != 0 || p->requested)
+				fs->stats.failed++;
+			continue;
+		}
+		xb_frame *f = &fs->f[frame_pos(fs, i)];
 		f->time_ns = r->time_ns;
 		f->done_record = r->index;
 		f->status = status;
@@ -283,10 +378,10 @@ static void frames_bulk_out(xb_frames *fs, const xb_usbrec *r, uint32_t mps)
 	pending_drop(fs, p);
 }
 
-static void frames_bulk_in(xb_frames *fs, const xb_usbrec *r, uint32_t mps)
+static void frames_bulk_in(xb_frames *fs, const xb_usbrec *r, uint32_t mps, uint8_t proto)
 {
 	if (r->event == 'S') {
-		pending_add(fs, r, FRAMES_PENDING_IN, 0, r->length);
+		pending_add(fs, r, FRAMES_PENDING_IN, 0, r->length, 0);
 		return;
 	}
 	frames_pending *p = pending_find(fs, r);
@@ -312,48 +407,63 @@ static void frames_bulk_in(xb_frames *fs, const xb_usbrec *r, uint32_t mps)
 		return; /* a ZLP with nothing before it */
 	if (stream_append(fs, s, r))
 		return;
-	int ends = r->length % mps != 0 || r->length == 0 || !requested || r->length < requested;
+	int ends = r->length % mps != 0 || r->length == 0 || !requested ||
+		   r->length < requested || stream_complete(s, proto);
+	uint32_t count;
 	if (ends)
-		stream_emit(fs, s, r, 1, mps);
+		stream_emit(fs, s, r, 1, mps, proto, &count);
 }
 
+/* Control transfers: the descriptors and configuration that say what a device is (RNDIS
+ * control messages on EP0 carry no frames). */
 static void frames_control(xb_frames *fs, const xb_usbrec *r)
 {
 	if (r->event == 'S') {
+		if (r->setup_flag != 0)
+			return;
 		/* GET_DESCRIPTOR(CONFIGURATION): device-to-host, standard, to the device */
-		if (r->setup_flag == 0 && r->setup[0] == 0x80 && r->setup[1] == 6 &&
-		    r->setup[3] == 2)
+		if (r->setup[0] == 0x80 && r->setup[1] == 6 && r->setup[3] == 2)
 			pending_add(fs, r, FRAMES_PENDING_CONFIG, 0,
-				    (uint32_t)(r->setup[6] | r->setup[7] << 8));
+				    (uint32_t)(r->setup[6] | r->setup[7] << 8), 0);
+		/* SET_CONFIGURATION: host-to-device, standard, to the device */
+		else if (r->setup[0] == 0x00 && r->setup[1] == 9)
+			pending_add(fs, r, FRAMES_PENDING_SET_CONFIG, 0, r->setup[2], 0);
 		return;
 	}
 	frames_pending *p = pending_find(fs, r);
-	if (!p || p->kind != FRAMES_PENDING_CONFIG)
+	if (!p || (p->kind != FRAMES_PENDING_CONFIG && p->kind != FRAMES_PENDING_SET_CONFIG))
 		return;
+	uint8_t kind = p->kind, value = (uint8_t)p->requested;
 	pending_drop(fs, p);
-	if (r->event == 'C' && r->status == 0)
+	if (r->event != 'C' || r->status != 0)
+		return;
+	if (kind == FRAMES_PENDING_CONFIG)
 		frames_device_config(fs, r->bus, r->device, r->data, r->data_len);
+	else
+		frames_device_set_config(fs, r->bus, r->device, value);
 }
 
 void frames_add(xb_frames *fs, const xb_usbrec *r)
 {
 	fs->last_done = XB_FRAMES_NONE;
+	fs->last_done_n = 0;
 	if (!fs->stats.records)
 		fs->stats.first_ns = r->time_ns;
 	fs->stats.records++;
 	if (r->truncated)
 		fs->stats.truncated_records++;
 	uint32_t mps;
+	uint8_t proto;
 	if (r->xfer_type == XB_USBREC_CONTROL)
 		frames_control(fs, r);
-	if (r->xfer_type != XB_USBREC_BULK || !frames_device_wants(fs, r, &mps)) {
+	if (r->xfer_type != XB_USBREC_BULK || !frames_device_wants(fs, r, &mps, &proto)) {
 		fs->stats.ignored_records++;
 		return;
 	}
 	if (usbrec_in(r))
-		frames_bulk_in(fs, r, mps);
+		frames_bulk_in(fs, r, mps, proto);
 	else
-		frames_bulk_out(fs, r, mps);
+		frames_bulk_out(fs, r, mps, proto);
 }
 
 typedef struct frames_reader {
@@ -371,7 +481,11 @@ static void frames_read_one(void *ctx, const xb_usbrec *r)
 			 "(%u); a frame in it is incomplete",
 			 rd->s->name, (unsigned long long)r->index, r->header_len + r->data_len,
 			 r->header_len + r->len_cap, rd->s->snaplen);
+	int quiet = !fs->warning[0];
+	uint64_t malformed = fs->stats.malformed;
 	frames_add(fs, r);
+	if (quiet && fs->stats.malformed != malformed) /* the warning names the capture too */
+		snprintf(fs->warning, sizeof fs->warning, "%s: %s", rd->s->name, fs->error);
 }
 
 int frames_read(xb_frames *fs, xb_capture_source *s, uint64_t max, xb_err *err)
@@ -409,4 +523,29 @@ void frames_stats(const xb_frames *fs, xb_frames_stats *out)
 const char *frames_warning(const xb_frames *fs)
 {
 	return fs->warning;
+}
+
+const char *frames_error(const xb_frames *fs)
+{
+	return fs->error;
+}
+
+const char *frames_proto_name(int proto)
+{
+	switch (proto) {
+	case XB_FRAMES_PROTO_ECM: return "CDC-ECM";
+	case XB_FRAMES_PROTO_NCM: return "CDC-NCM";
+	case XB_FRAMES_PROTO_RNDIS: return "RNDIS";
+	case XB_FRAMES_PROTO_NONE: return "none";
+	default: return "unknown";
+	}
+}
+
+int frames_proto_parse(const char *s)
+{
+	static const char *const names[] = {"auto", "ecm", "ncm", "rndis"};
+	for (int i = 0; i < 4; i++)
+		if (!strcasecmp(s, names[i]))
+			return i;
+	return -1;
 }

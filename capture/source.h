@@ -77,9 +77,19 @@ typedef struct xb_capture_live_options {
 	int timeout_ms;       /* longest wait of one capture_next before XB_CAPTURE_AGAIN; 0: 100 */
 	int buffer_bytes;     /* kernel ring size; 0: libpcap's default */
 	const char *write_to; /* also write every record to this pcap file (NULL: no) */
+	const char *root;     /* where capture_live_check looks for /sys, /dev, /proc (NULL: /) */
 } xb_capture_live_options;
 xb_capture_source *capture_open_live(const char *iface, const xb_capture_live_options *o,
 				     xb_err *err);
+/* What a live capture on iface needs, looked for under root (NULL: "/"; a test gives a
+ * folder laid out as one): the usbmon module (/sys/module/usbmon, or "usbmon" in
+ * /proc/devices); for usbmonN, bus N (/sys/bus/usb/devices/usbN); /dev/usbmonN, or without
+ * it usbmon's text interface in debugfs (/sys/kernel/debug/usb/usbmon), which libpcap
+ * then reads; read access to what it reads, for user uid (-1: this process, by
+ * access(2); otherwise judged by the file's owner, group and mode). 0 when nothing is
+ * missing, or -1 with err naming the first missing piece and the exact command that
+ * provides it. capture_open_live explains its failures with it. */
+int capture_live_check(const char *iface, const char *root, int uid, xb_err *err);
 
 /* An in-process feed. capture_feed_record has the signature of sim/usbmon.h's
  * xb_usbmon_record_fn: `usbmon_set_record_fn(mon, capture_feed_record, source)` queues a
