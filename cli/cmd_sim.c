@@ -141,12 +141,73 @@ static int sim_set_image(const char *cmd, sim_options *o, const char *path,
 	return XB_EXIT_OK;
 }
 
-static int sim_parse(const char *cmd, int serve, int argc, char **argv, sim_options *o)
+enum { SIM_RUN = 1, SIM_SERVE = 2, SIM_MEASURE = 4 };
+
+static const char *const sim_mode_name[] = {"run", "serve", "measure"};
+
+/* "'sim run' or 'sim measure'": the subcommands of modes. */
+static void sim_modes_text(int modes, char *out, size_t cap)
+{
+	size_t len = 0;
+	*out = 0;
+	for (int i = 0; i < 3; i++)
+		if (modes & 1 << i) {
+			int n = snprintf(out + len, cap - len, "%s'sim %s'", len ? " or " : "",
+					 sim_mode_name[i]);
+			if (n < 0 || (size_t)n >= cap - len)
+				return;
+			len += (size_t)n;
+		}
+}
+
+/* Every option given belongs to the subcommand (mode). */
+static int sim_check_modes(const char *cmd, int mode, const sim_options *o)
+{
+	enum { ALL = SIM_RUN | SIM_SERVE | SIM_MEASURE, RS = SIM_RUN | SIM_SERVE,
+	       RM = SIM_RUN | SIM_MEASURE };
+	const struct {
+		int given;
+		const char *name;
+		int modes;
+	} opts[] = {
+		{o->format == XB_IMAGE_UF2, "--uf2", RS}, {o->format == XB_IMAGE_BIN, "--bin", RS},
+		{o->cycles != NULL, "--cycles", SIM_RUN}, {o->until != NULL, "--until", SIM_RUN},
+		{o->trace != NULL, "--trace", SIM_RUN}, {o->json, "--json", RM},
+		{o->uart != NULL, "--uart", RS}, {o->strict, "--strict", RS},
+		{o->realtime && !o->speed, "--realtime", SIM_RUN}, {o->speed != NULL, "--speed", RS},
+		{o->ping != NULL, "--ping", RM}, {o->udp != NULL, "--udp", RM},
+		{o->size != NULL, "--size", RM}, {o->interval_ms != NULL, "--interval-ms", RM},
+		{o->udp_size != NULL, "--udp-size", RM}, {o->usb, "--usb", SIM_RUN},
+		{o->link_timeout != NULL, "--link-timeout", RM}, {o->pcap != NULL, "--pcap", RS},
+		{o->peer_ip != NULL, "--peer-ip", RS}, {o->device_ip != NULL, "--device-ip", ALL},
+		{o->seconds != NULL, "--seconds", ALL}, {o->udp_port != NULL, "--udp-port", ALL},
+		{o->probe_socket != NULL, "--probe-socket", SIM_SERVE},
+		{o->tap != NULL, "--tap", SIM_SERVE}, {o->netns != NULL, "--netns", SIM_SERVE},
+		{o->netns_create, "--netns-create", SIM_SERVE},
+		{o->tap_ip != NULL, "--tap-ip", SIM_SERVE},
+		{o->socket != NULL, "--socket", SIM_MEASURE}, {o->probe != NULL, "--probe", SIM_MEASURE},
+		{o->capture != NULL, "--capture", SIM_MEASURE},
+		{o->netif != NULL, "--netif", SIM_MEASURE},
+	};
+	for (size_t i = 0; i < sizeof opts / sizeof *opts; i++) {
+		if (!opts[i].given || (opts[i].modes & mode))
+			continue;
+		char where[64];
+		sim_modes_text(opts[i].modes, where, sizeof where);
+		return cli_usage_error(cmd, "%s is a %s option, not a 'sim %s' one", opts[i].name,
+				       where, sim_mode_name[mode == SIM_RUN ? 0 : mode == SIM_SERVE ? 1 : 2]);
+	}
+	return XB_EXIT_OK;
+}
+
+static int sim_parse(const char *cmd, int mode, int argc, char **argv, sim_options *o)
 {
 	enum { OPT_ELF = 256, OPT_UF2, OPT_BIN, OPT_AT, OPT_CYCLES, OPT_UART, OPT_TRACE,
 	       OPT_STRICT, OPT_JSON, OPT_UNTIL, OPT_TARGET, OPT_REALTIME, OPT_SPEED, OPT_PING,
 	       OPT_INTERVAL, OPT_SIZE, OPT_UDP, OPT_SECONDS, OPT_UDP_PORT, OPT_UDP_SIZE, OPT_PCAP,
-	       OPT_USB, OPT_PEER_IP, OPT_DEVICE_IP, OPT_LINK_TIMEOUT, OPT_PROBE_SOCKET };
+	       OPT_USB, OPT_PEER_IP, OPT_DEVICE_IP, OPT_LINK_TIMEOUT, OPT_PROBE_SOCKET, OPT_TAP,
+	       OPT_NETNS, OPT_NETNS_CREATE, OPT_TAP_IP, OPT_SOCKET, OPT_PROBE, OPT_CAPTURE,
+	       OPT_NETIF };
 	static const struct option longopts[] = {
 		{"elf", required_argument, NULL, OPT_ELF},
 		{"uf2", required_argument, NULL, OPT_UF2},
@@ -174,6 +235,14 @@ static int sim_parse(const char *cmd, int serve, int argc, char **argv, sim_opti
 		{"device-ip", required_argument, NULL, OPT_DEVICE_IP},
 		{"link-timeout", required_argument, NULL, OPT_LINK_TIMEOUT},
 		{"probe-socket", required_argument, NULL, OPT_PROBE_SOCKET},
+		{"tap", required_argument, NULL, OPT_TAP},
+		{"netns", required_argument, NULL, OPT_NETNS},
+		{"netns-create", no_argument, NULL, OPT_NETNS_CREATE},
+		{"tap-ip", required_argument, NULL, OPT_TAP_IP},
+		{"socket", required_argument, NULL, OPT_SOCKET},
+		{"probe", required_argument, NULL, OPT_PROBE},
+		{"capture", required_argument, NULL, OPT_CAPTURE},
+		{"netif", required_argument, NULL, OPT_NETIF},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -208,6 +277,14 @@ static int sim_parse(const char *cmd, int serve, int argc, char **argv, sim_opti
 		case OPT_DEVICE_IP: o->device_ip = optarg; break;
 		case OPT_LINK_TIMEOUT: o->link_timeout = optarg; break;
 		case OPT_PROBE_SOCKET: o->probe_socket = optarg; break;
+		case OPT_TAP: o->tap = optarg; break;
+		case OPT_NETNS: o->netns = optarg; break;
+		case OPT_NETNS_CREATE: o->netns_create = 1; break;
+		case OPT_TAP_IP: o->tap_ip = optarg; break;
+		case OPT_SOCKET: o->socket = optarg; break;
+		case OPT_PROBE: o->probe = optarg; break;
+		case OPT_CAPTURE: o->capture = optarg; break;
+		case OPT_NETIF: o->netif = optarg; break;
 		case 'h': cli_print_usage(cmd, stdout); return -1;
 		case ':': return cli_usage_error(cmd, "%s needs a value", argv[optind - 1]);
 		default: return cli_usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
@@ -218,34 +295,18 @@ static int sim_parse(const char *cmd, int serve, int argc, char **argv, sim_opti
 	if (optind < argc)
 		return cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
 	if (!o->image)
-		return cli_usage_error(cmd, "an image is required: --elf, --uf2 or --bin FILE "
-					    "--at ADDR");
+		return cli_usage_error(cmd, mode == SIM_MEASURE
+				       ? "an image is required: --elf FILE (the one the board runs)"
+				       : "an image is required: --elf, --uf2 or --bin FILE --at ADDR");
 	if ((o->format == XB_IMAGE_BIN) != (o->at != NULL))
 		return cli_usage_error(cmd, "--at ADDR goes with --bin, and --bin needs it");
 	if (o->until && !*o->until)
 		return cli_usage_error(cmd, "--until needs a non-empty text");
 	if (o->until && o->realtime)
 		return cli_usage_error(cmd, "--until runs in virtual time; it does not go with --realtime");
-	if (serve) {
-		const struct {
-			int given;
-			const char *name;
-		} run_only[] = {
-			{o->ping != NULL, "--ping"}, {o->udp != NULL, "--udp"},
-			{o->cycles != NULL, "--cycles"}, {o->until != NULL, "--until"},
-			{o->trace != NULL, "--trace"}, {o->json, "--json"}, {o->size != NULL, "--size"},
-			{o->interval_ms != NULL, "--interval-ms"}, {o->udp_size != NULL, "--udp-size"},
-			{o->usb, "--usb"}, {o->link_timeout != NULL, "--link-timeout"},
-			{o->realtime && !o->speed, "--realtime"},
-		};
-		for (size_t i = 0; i < sizeof run_only / sizeof *run_only; i++)
-			if (run_only[i].given)
-				return cli_usage_error(cmd, "%s is a 'sim run' option, not a 'sim serve' one",
-						       run_only[i].name);
-	} else if (o->probe_socket) {
-		return cli_usage_error(cmd, "--probe-socket is a 'sim serve' option");
-	}
-	if (!serve && o->until && sim_net_wanted(o))
+	if ((rc = sim_check_modes(cmd, mode, o)) != XB_EXIT_OK)
+		return rc;
+	if (mode == SIM_RUN && o->until && sim_net_wanted(o))
 		return cli_usage_error(cmd, "--until does not go with the network options");
 	return XB_EXIT_OK;
 }
@@ -342,26 +403,33 @@ static int run_sim(int argc, char **argv)
 		cli_print_usage(cmd, stdout);
 		return XB_EXIT_OK;
 	}
-	int serve = argc >= 2 && strcmp(argv[1], "serve") == 0;
-	if (argc < 2 || (!serve && strcmp(argv[1], "run") != 0))
-		return cli_usage_error(cmd, "expected 'run' or 'serve'");
+	int mode = 0;
+	for (int i = 0; argc >= 2 && i < 3; i++)
+		if (strcmp(argv[1], sim_mode_name[i]) == 0)
+			mode = 1 << i;
+	if (!mode)
+		return cli_usage_error(cmd, "expected 'run', 'serve' or 'measure'");
 	sim_options o = {0};
-	int rc = sim_parse(cmd, serve, argc - 1, argv + 1, &o);
+	int rc = sim_parse(cmd, mode, argc - 1, argv + 1, &o);
 	if (rc < 0)
 		return XB_EXIT_OK; /* --help */
 	if (rc != XB_EXIT_OK)
 		return rc;
-	return serve ? sim_serve(cmd, &o) : sim_run(cmd, &o);
+	return mode == SIM_SERVE ? sim_serve(cmd, &o)
+	       : mode == SIM_MEASURE ? sim_measure(cmd, &o) : sim_run(cmd, &o);
 }
 
 const xb_command cmd_sim = {
 	.name = "sim",
-	.summary = "run firmware on the virtual Pico: XIP counters, faults, UART; echo traffic; serve",
+	.summary = "run firmware on the virtual Pico: XIP counters, faults, UART; echo traffic; serve; measure",
 	.usage =
 		"usage: xipbench sim run (--elf FILE | --uf2 FILE | --bin FILE --at ADDR) "
 		"[options]\n"
 		"       xipbench sim serve (--elf FILE | ...) [--probe-socket PATH] [--udp-port PORT]\n"
 		"                          [--pcap FILE|-] [--seconds S]\n"
+		"                          [--tap NAME (--netns NS | --netns-create) [--tap-ip ADDR/LEN]]\n"
+		"       xipbench sim measure --elf FILE (--socket PATH | --probe SERIAL) [--capture SRC]\n"
+		"                          [--device-ip ADDR] [--netif NAME] [--ping N] [--udp RATE]\n"
 		"\n"
 		"sim run runs a firmware image on the virtual Pico (an RP2040 with its XIP cache,\n"
 		"timers, UART0, USB controller and a small bootrom of its own) in virtual time, then\n"
@@ -412,7 +480,25 @@ const xb_command cmd_sim = {
 		"                    datagrams go to the board's echo service and back\n"
 		"  --pcap FILE|-     the usbmon stream to FILE or standard output\n"
 		"  --seconds S       stop after S seconds (default: at SIGINT or SIGTERM)\n"
+		"  --tap NAME        the virtual host's Ethernet also on a TAP interface NAME, made\n"
+		"                    inside network namespace --netns NS (it must exist and not be\n"
+		"                    the host's own) or --netns-create (xipbench-PID, removed at the\n"
+		"                    end); root only. Tools in the namespace reach the board:\n"
+		"                    ip netns exec NS ping 192.0.2.1\n"
+		"  --tap-ip ADDR/LEN the TAP's address (default: the peer's, /24)\n"
 		"  also --uart, --strict, --target, --speed, --peer-ip, --device-ip\n"
+		"sim measure: the study's measurement from outside, as the real bench measures a\n"
+		"real board (sockets, usbmon records, XIP counters over SWD): the board of sim serve\n"
+		"(its probe socket, its --pcap stream, its TAP) or a real Pico:\n"
+		"  --socket PATH     the probe socket of sim serve (or --probe SERIAL: a USB probe)\n"
+		"  --capture SRC     the usbmon records: usbmonN, a pcap fifo, - (standard input)\n"
+		"  --device-ip ADDR  the board's address (default: found on the board's interface,\n"
+		"                    else 192.0.2.1)\n"
+		"  --netif NAME      the board's interface (default: found in sysfs by USB IDs)\n"
+		"  --ping N          pings (default 300; 0 with --udp: none), --interval-ms, --size\n"
+		"  --udp RATE        then UDP echoes at RATE/s for --seconds S (--udp-size, --udp-port)\n"
+		"  --link-timeout MS how long to wait for the probe and the network (default 10000)\n"
+		"  also --json, --target\n"
 		"\n"
 		"Exit status: 0 the image ran (whatever it did: see result and faults); 1 the\n"
 		"image, target or an output file could not be used, or the network was not ready;\n"

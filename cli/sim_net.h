@@ -21,6 +21,10 @@ typedef struct sim_options {
 	int usb;
 	/* sim serve */
 	const char *probe_socket;
+	const char *tap, *netns, *tap_ip; /* the TAP interface, its namespace, its address */
+	int netns_create;
+	/* sim measure */
+	const char *socket, *probe, *capture, *netif;
 } sim_options;
 
 /* 1 when `sim run` needs the USB host and the network peer. */
@@ -46,6 +50,8 @@ int sim_net_close(sim_net *n, int keep);
 
 /* `xipbench sim serve`. */
 int sim_serve(const char *cmd, const sim_options *o);
+/* `xipbench sim measure` (cli/sim_measure.c). */
+int sim_measure(const char *cmd, const sim_options *o);
 
 /* Parsing helpers shared by both: a dotted IPv4 address, a decimal number above 0 (at most
  * max), a port (0 allowed when zero_ok). Return 0 or -1. */

@@ -1,8 +1,9 @@
 /* sim_serve: `xipbench sim serve`: the virtual Pico in real time for host tools, as a client
  * of a live session on the virtual bench (session/session.h): the virtual CMSIS-DAP probe on
  * a Unix socket, a UDP socket on 127.0.0.1 forwarded to the board's UDP echo service
- * through the bench's network, and the usbmon stream to a file or standard output. Only
- * loopback and Unix sockets: nothing else can reach it. */
+ * through the bench's network, the usbmon stream to a file or standard output, and the
+ * virtual host's Ethernet on a TAP interface inside a network namespace (sim/tap.h). Only
+ * loopback, Unix sockets and that namespace: nothing else can reach it. */
 #include "sim_net.h"
 
 #include <arpa/inet.h>
@@ -17,6 +18,7 @@
 
 #include "../core/util.h"
 #include "../session/session.h"
+#include "../sim/tap.h"
 #include "cli.h"
 #include "load.h"
 
@@ -40,6 +42,12 @@ typedef struct serve {
 	serve_client clients[SERVE_CLIENTS];
 	uint64_t uses;
 	uint64_t forwarded, returned, dropped;
+	/* the TAP */
+	xb_tap *tap;
+	char netns[64];  /* the namespace it is in */
+	int netns_made;  /* --netns-create: ours, deleted at the end */
+	uint8_t tap_ip[4];
+	unsigned tap_prefix;
 } serve;
 
 static volatile sig_atomic_t serve_signal;
@@ -124,8 +132,10 @@ static void serve_udp_replies(serve *v)
 	while ((n = v->bench->ops->read_replies(v->bench, r, SERVE_REPLIES)) > 0)
 		for (size_t i = 0; i < n; i++) {
 			int slot = (int)r[i].dport - (int)SERVE_PORT_BASE;
-			if (r[i].kind != 2 || r[i].sport != SERVE_DEVICE_PORT || slot < 0 ||
-			    slot >= SERVE_CLIENTS || !v->clients[slot].last_use || v->udp_fd < 0) {
+			if (r[i].kind != 2 || slot < 0 || slot >= SERVE_CLIENTS)
+				continue; /* not for a client: another station's (the TAP's) */
+			if (r[i].sport != SERVE_DEVICE_PORT || !v->clients[slot].last_use ||
+			    v->udp_fd < 0) {
 				v->dropped++;
 				continue;
 			}
@@ -137,6 +147,93 @@ static void serve_udp_replies(serve *v)
 			else
 				v->dropped++;
 		}
+}
+
+/* ---- The TAP ---- */
+
+/* "ADDR" or "ADDR/LEN" (LEN 1 to 30; 24 when left out). */
+static int serve_parse_cidr(const char *s, uint8_t ip[4], unsigned *prefix)
+{
+	char addr[64];
+	const char *slash = strchr(s, '/');
+	size_t n = slash ? (size_t)(slash - s) : strlen(s);
+	if (n >= sizeof addr)
+		return -1;
+	memcpy(addr, s, n);
+	addr[n] = 0;
+	*prefix = 24;
+	if (slash) {
+		char *end;
+		long p = strtol(slash + 1, &end, 10);
+		if (end == slash + 1 || *end || p < 1 || p > 30)
+			return -1;
+		*prefix = (unsigned)p;
+	}
+	return sim_parse_ipv4(addr, ip);
+}
+
+static int same_subnet(const uint8_t a[4], const uint8_t b[4], unsigned prefix)
+{
+	uint32_t x = (uint32_t)a[0] << 24 | (uint32_t)a[1] << 16 | (uint32_t)a[2] << 8 | a[3];
+	uint32_t y = (uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 | (uint32_t)b[2] << 8 | b[3];
+	uint32_t m = 0xFFFFFFFFu << (32 - prefix);
+	return (x & m) == (y & m);
+}
+
+/* The TAP goes beside the peer of the virtual bench the session makes. */
+static void serve_tap_hook(void *ctx, xb_vbench *v)
+{
+	tap_attach(ctx, v);
+}
+
+/* Checks the TAP options and makes the namespace (--netns-create) and the interface. */
+static int serve_tap_open(const char *cmd, const sim_options *o, const uint8_t peer_ip[4],
+			  const uint8_t device_ip[4], serve *v)
+{
+	if (!o->tap) {
+		if (o->netns || o->netns_create || o->tap_ip)
+			return cli_usage_error(cmd, "--netns, --netns-create and --tap-ip go with --tap");
+		return XB_EXIT_OK;
+	}
+	if (!o->netns == !o->netns_create)
+		return cli_usage_error(cmd, "--tap needs a network namespace: --netns NS (one that "
+				       "exists, not the host's own) or --netns-create");
+	memcpy(v->tap_ip, peer_ip, 4);
+	v->tap_prefix = 24;
+	if (o->tap_ip && serve_parse_cidr(o->tap_ip, v->tap_ip, &v->tap_prefix))
+		return cli_usage_error(cmd, "--tap-ip needs ADDR or ADDR/LEN with LEN 1 to 30 (got '%s')",
+				       o->tap_ip);
+	if (memcmp(v->tap_ip, device_ip, 4) == 0 || !same_subnet(v->tap_ip, device_ip, v->tap_prefix))
+		return cli_usage_error(cmd, "the TAP's address %s must be another host of the device's "
+				       "subnet (the device is at %u.%u.%u.%u)",
+				       o->tap_ip ? o->tap_ip : "(the peer's)", device_ip[0], device_ip[1],
+				       device_ip[2], device_ip[3]);
+	xb_err err;
+	if (o->netns_create) {
+		snprintf(v->netns, sizeof v->netns, "xipbench-%ld", (long)getpid());
+		if (tap_netns_create(v->netns, &err))
+			return cli_fail(cmd, "%s", err.msg);
+		v->netns_made = 1;
+	} else {
+		snprintf(v->netns, sizeof v->netns, "%s", o->netns);
+	}
+	xb_tap_options to = {.name = o->tap, .netns = o->netns ? o->netns : v->netns,
+			     .prefix = v->tap_prefix};
+	memcpy(to.ip, v->tap_ip, 4);
+	if (!(v->tap = tap_open(&to, &err)))
+		return cli_fail(cmd, "%s", err.msg);
+	return XB_EXIT_OK;
+}
+
+/* After the session: the interface, then the namespace if it is ours. */
+static void serve_tap_close(const char *cmd, serve *v)
+{
+	tap_close(v->tap);
+	v->tap = NULL;
+	xb_err err;
+	if (v->netns_made && tap_netns_delete(v->netns, &err))
+		cli_fail(cmd, "%s", err.msg);
+	v->netns_made = 0;
 }
 
 /* ---- The loop ---- */
@@ -202,6 +299,12 @@ int sim_serve(const char *cmd, const sim_options *o)
 	int pcap_stdout = o->pcap && strcmp(o->pcap, "-") == 0;
 	if (pcap_stdout && o->uart && strcmp(o->uart, "-") == 0)
 		return cli_usage_error(cmd, "--pcap - and --uart - cannot both use standard output");
+	xb_netpeer_options defaults;
+	netpeer_options_init(&defaults);
+	if (!o->peer_ip)
+		memcpy(peer_ip, defaults.ip, 4);
+	if (!o->device_ip)
+		memcpy(device_ip, defaults.device_ip, 4);
 	xb_target t;
 	if (cli_load_target(cmd, o->target, &t))
 		return XB_EXIT_FAIL;
@@ -211,18 +314,26 @@ int sim_serve(const char *cmd, const sim_options *o)
 	v.cmd = cmd;
 	v.udp_fd = -1;
 	v.info = pcap_stdout ? stderr : stdout;
+	int rc = serve_tap_open(cmd, o, peer_ip, device_ip, &v);
+	if (rc != XB_EXIT_OK) {
+		serve_tap_close(cmd, &v);
+		return rc;
+	}
 	FILE *uart = NULL, *pcap = NULL;
 	if (o->uart)
 		uart = strcmp(o->uart, "-") == 0 ? stdout : fopen(o->uart, "wb");
-	if (o->uart && !uart)
-		return cli_fail(cmd, "%s: cannot write the UART output: %s", o->uart, strerror(errno));
+	if (o->uart && !uart) {
+		rc = cli_fail(cmd, "%s: cannot write the UART output: %s", o->uart, strerror(errno));
+		serve_tap_close(cmd, &v);
+		return rc;
+	}
 	if (o->pcap)
 		pcap = pcap_stdout ? stdout : fopen(o->pcap, "wb");
-	int rc = XB_EXIT_OK;
 	if (o->pcap && !pcap) {
 		rc = cli_fail(cmd, "%s: cannot write the capture: %s", o->pcap, strerror(errno));
 		if (uart && uart != stdout)
 			fclose(uart);
+		serve_tap_close(cmd, &v);
 		return rc;
 	}
 	uint16_t bound = 0;
@@ -246,12 +357,15 @@ int sim_serve(const char *cmd, const sim_options *o)
 		so.virt.pcap = pcap;
 		so.virt.uart = uart;
 		so.virt.probe_socket = o->probe_socket;
-		so.virt.peer_ip = o->peer_ip ? peer_ip : NULL;
-		so.virt.device_ip = o->device_ip ? device_ip : NULL;
+		so.virt.peer_ip = peer_ip;
+		so.virt.device_ip = device_ip;
 		so.virt.reply_keep = 1472;
 		xb_report rep;
+		if (v.tap)
+			vbench_hook_next(serve_tap_hook, v.tap);
 		if (!(v.s = session_open(&so, &rep)))
 			rc = cli_fail(cmd, "%s", rep.msg);
+		vbench_hook_next(NULL, NULL); /* unused if the session failed before its bench */
 	}
 	if (rc == XB_EXIT_OK) {
 		v.bench = session_bench(v.s);
@@ -265,11 +379,15 @@ int sim_serve(const char *cmd, const sim_options *o)
 		signal(SIGPIPE, SIG_IGN); /* a reader that goes away is an error, not death */
 		fprintf(v.info, "serve          %s on the virtual Pico in real time%s\n", o->image,
 			seconds > 0 ? "" : " (SIGINT or SIGTERM ends it)");
-		if (v.udp_fd >= 0) {
-			const uint8_t *d = o->device_ip ? device_ip : (const uint8_t *)"\xc0\x00\x02\x01";
-			fprintf(v.info, "udp            127.0.0.1:%u -> %u.%u.%u.%u:%u\n", bound, d[0],
-				d[1], d[2], d[3], SERVE_DEVICE_PORT);
-		}
+		if (v.udp_fd >= 0)
+			fprintf(v.info, "udp            127.0.0.1:%u -> %u.%u.%u.%u:%u\n", bound,
+				device_ip[0], device_ip[1], device_ip[2], device_ip[3], SERVE_DEVICE_PORT);
+		if (v.tap)
+			fprintf(v.info, "tap            %s in network namespace %s%s, %u.%u.%u.%u/%u "
+				"(the device at %u.%u.%u.%u)\n", o->tap, v.netns,
+				v.netns_made ? " (made for this run)" : "", v.tap_ip[0], v.tap_ip[1],
+				v.tap_ip[2], v.tap_ip[3], v.tap_prefix, device_ip[0], device_ip[1],
+				device_ip[2], device_ip[3]);
 		if (o->probe_socket)
 			fprintf(v.info, "probe          %s\n", o->probe_socket);
 		if (o->pcap)
@@ -291,6 +409,14 @@ int sim_serve(const char *cmd, const sim_options *o)
 		signal(SIGTERM, SIG_DFL);
 	}
 	session_close(v.s); /* stops the board: the capture and the UART are complete */
+	if (v.tap && v.s) {
+		xb_tap_stats ts;
+		tap_stats(v.tap, &ts);
+		fprintf(v.info, "tap            %llu frames to the board, %llu from it, %llu dropped\n",
+			(unsigned long long)ts.to_device, (unsigned long long)ts.from_device,
+			(unsigned long long)(ts.dropped + ts.write_errors));
+	}
+	serve_tap_close(cmd, &v);
 	if (v.udp_fd >= 0)
 		close(v.udp_fd);
 	if (pcap && pcap != stdout && fclose(pcap) != 0 && rc == XB_EXIT_OK)

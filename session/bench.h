@@ -146,12 +146,43 @@ typedef struct xb_probe_bench_options {
 	const char *socket;     /* or the virtual probe of `sim serve --probe-socket` */
 	const char *capture;    /* usbmonN, a pcap file or fifo, "-" for standard input, or
 				 * NULL: none (no turnaround; rates and loss from the sockets) */
-	const char *device_ip;  /* the board's address (default 192.0.2.1) */
+	const char *device_ip;  /* the board's address; NULL: found on the board's interface
+				 * (bench_board_ip's rule), else 192.0.2.1 */
 	uint16_t udp_port;      /* its UDP echo port (default 7) */
 	const char *udp_target; /* HOST:PORT to send UDP echoes to instead (a forwarder such
 				 * as `sim serve --udp-port`); ICMP then goes nowhere */
+	const char *netif;      /* the board's network interface (usb0, a TAP); NULL: the one
+				 * the board's USB device brought (bench_netif_find), if any.
+				 * While it is known, the network is ready when it is up */
+	uint16_t usb_vid, usb_pid; /* the board's USB IDs (0: 1209:0001, the demo firmware's) */
+	const char *sysfs, *procfs; /* tests: folders standing for /sys and /proc (NULL: those) */
 } xb_probe_bench_options;
 
 xb_bench *bench_probe_open(const xb_probe_bench_options *o, xb_report *rep);
+
+/* The board's network interface, found in sysfs (Linux): /sys/class/net/NAME/device is a
+ * USB interface (…/1-1/1-1:1.0) bound to cdc_ether, rndis_host or cdc_ncm, whose parent
+ * directory is the USB device with idVendor vid and idProduct pid. sysfs NULL: /sys. Fills
+ * out with up to max of them, sorted by name; returns how many there are. */
+typedef struct xb_board_netif {
+	char name[16];   /* usb0 */
+	char driver[16]; /* cdc_ether */
+	char usb[32];    /* the USB interface: 1-1:1.0 */
+} xb_board_netif;
+size_t bench_netif_find(const char *sysfs, uint16_t vid, uint16_t pid, xb_board_netif *out,
+			size_t max);
+/* The complete IPv4 neighbours (ARP entries) on interface ifname, from procfs/net/arp
+ * (procfs NULL: /proc); returns how many (up to max). */
+size_t bench_netif_neighbours(const char *procfs, const char *ifname, uint8_t (*out)[4],
+			      size_t max);
+/* The board's address on an interface where the host is host/prefix. The rule, first
+ * that applies: (1) the interface's point-to-point peer (peer, NULL: none); (2) its only
+ * IPv4 neighbour inside the subnet (neigh, n of them); (3) by the subnet: in a /31 the
+ * other address, in a /30 the other host, in a wider one the subnet's first host (its
+ * address + 1: 192.0.2.1 in 192.0.2.0/24, where the demo firmware is), or its second when
+ * the host has the first. 0 with out and the rule in words (why, cap bytes), or -1 for a
+ * /32. */
+int bench_board_ip(const uint8_t host[4], unsigned prefix, const uint8_t *peer,
+		   const uint8_t (*neigh)[4], size_t n, uint8_t out[4], char *why, size_t cap);
 
 #endif

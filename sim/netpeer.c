@@ -363,10 +363,27 @@ int netpeer_send_ping(xb_netpeer *np, uint16_t id, uint16_t seq, const uint8_t *
 	return send_request(np, XB_NETPEER_ICMP, id, seq, data, len);
 }
 
+void netpeer_set_frame_fn(xb_netpeer *np, xb_netpeer_frame_fn fn, void *ctx)
+{
+	np->frame_fn = fn;
+	np->frame_ctx = fn ? ctx : NULL;
+}
+
+int netpeer_send_frame(xb_netpeer *np, const uint8_t *frame, size_t len)
+{
+	if (!np->link || len < XB_NETPEER_ETH_HLEN || len > XB_NETPEER_MAX_FRAME ||
+	    np->wire.send(np->wire.ctx, frame, len) != 0)
+		return -1;
+	inflight_push(np, NETPEER_NO_ECHO); /* its completion is reported in order */
+	return 0;
+}
+
 /* ---- Receiving ---- */
 
 void netpeer_wire_input(xb_netpeer *np, const uint8_t *frame, size_t len, uint64_t cycle)
 {
+	if (np->frame_fn)
+		np->frame_fn(np->frame_ctx, frame, len, cycle);
 	np->stats.rx_frames++;
 	xb_netpeer_packet p;
 	enum xb_netpeer_parse r = netpeer_parse(frame, len, &p);

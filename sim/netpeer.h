@@ -229,6 +229,19 @@ int netpeer_send_udp(xb_netpeer *np, uint16_t sport, uint16_t dport, const uint8
 int netpeer_send_ping(xb_netpeer *np, uint16_t id, uint16_t seq, const uint8_t *data,
 		      size_t len);
 
+/* ---- Other stations beside the peer (a TAP interface: sim/tap.h) ---- */
+
+/* Every frame from the wire, as it came, before the peer looks at it (valid during the
+ * call; cycle: when its IN transfer completed). */
+typedef void (*xb_netpeer_frame_fn)(void *ctx, const uint8_t *frame, size_t len, uint64_t cycle);
+/* Sets (fn NULL: clears) the frame callback. */
+void netpeer_set_frame_fn(xb_netpeer *np, xb_netpeer_frame_fn fn, void *ctx);
+/* Hands a whole Ethernet frame (14 to XB_NETPEER_MAX_FRAME bytes, no FCS) to the wire as
+ * it is, beside the peer's own traffic: no ARP, its addresses kept, not counted in the
+ * peer's statistics; its OUT completion keeps the peer's echoes in step. 0, or -1 when
+ * the link is down, the length is wrong or the wire refuses it. */
+int netpeer_send_frame(xb_netpeer *np, const uint8_t *frame, size_t len);
+
 /* ---- Traffic ---- */
 
 typedef struct xb_netpeer_ping {

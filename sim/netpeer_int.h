@@ -60,6 +60,9 @@ struct xb_netpeer {
 	size_t nechoes, echo_cap;
 	size_t outstanding;
 	xb_netpeer_stats stats;
+	/* another station on the wire (netpeer_set_frame_fn) */
+	xb_netpeer_frame_fn frame_fn;
+	void *frame_ctx;
 };
 
 /* netpeer.c: sends frame (its Ethernet destination is filled in here) now, or once the

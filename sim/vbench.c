@@ -1,6 +1,7 @@
 /* vbench: the virtual bench (see vbench.h). */
 #include "vbench.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,7 +18,28 @@ struct xb_vbench {
 	/* SET_CONFIGURATION seen in the usbmon records */
 	uint64_t config_id, configured_ns;
 	int config_pending, configured;
+	void (*on_free)(void *ctx);
+	void *on_free_ctx;
 };
+
+/* vbench_hook_next's one-shot hook */
+static pthread_mutex_t hook_mu = PTHREAD_MUTEX_INITIALIZER;
+static xb_vbench_hook_fn hook_fn;
+static void *hook_ctx;
+
+void vbench_hook_next(xb_vbench_hook_fn fn, void *ctx)
+{
+	pthread_mutex_lock(&hook_mu);
+	hook_fn = fn;
+	hook_ctx = ctx;
+	pthread_mutex_unlock(&hook_mu);
+}
+
+void vbench_on_free(xb_vbench *v, void (*fn)(void *ctx), void *ctx)
+{
+	v->on_free = fn;
+	v->on_free_ctx = ctx;
+}
 
 void vbench_options_init(xb_vbench_options *o)
 {
@@ -62,6 +84,14 @@ xb_vbench *vbench_new(xb_pico *p, const xb_vbench_options *o)
 	v->h = usbhost_new(v->b, pico_usb(p), NULL);
 	usbhost_set_monitor(v->h, v->mon);
 	v->np = netpeer_new_ecm(v->b, v->h, NULL, &v->o.peer);
+	pthread_mutex_lock(&hook_mu);
+	xb_vbench_hook_fn fn = hook_fn;
+	void *ctx = hook_ctx;
+	hook_fn = NULL;
+	hook_ctx = NULL;
+	pthread_mutex_unlock(&hook_mu);
+	if (fn)
+		fn(ctx, v);
 	return v;
 }
 
@@ -69,6 +99,8 @@ void vbench_free(xb_vbench *v)
 {
 	if (!v)
 		return;
+	if (v->on_free)
+		v->on_free(v->on_free_ctx);
 	netpeer_free(v->np);
 	usbhost_free(v->h);
 	usbmon_free(v->mon);

@@ -45,6 +45,16 @@ xb_vbench *vbench_new(xb_pico *p, const xb_vbench_options *o);
 /* Unplugs and frees everything but the pico. */
 void vbench_free(xb_vbench *v);
 
+/* What plugs into a bench made elsewhere (`sim serve --tap` puts its TAP beside the peer
+ * of the virtual bench that its session makes): the next vbench_new in the process, and
+ * only that one, calls fn(ctx, the new bench) before it returns (fn NULL: none). Set it
+ * from the thread that then makes the bench. */
+typedef void (*xb_vbench_hook_fn)(void *ctx, xb_vbench *v);
+void vbench_hook_next(xb_vbench_hook_fn fn, void *ctx);
+/* fn(ctx) runs first in vbench_free, while the board, the host and the peer still exist
+ * (one per bench: a second call replaces the first). */
+void vbench_on_free(xb_vbench *v, void (*fn)(void *ctx), void *ctx);
+
 xb_netpeer *vbench_peer(const xb_vbench *v);
 xb_usbhost *vbench_host(const xb_vbench *v);
 xb_usbmon *vbench_usbmon(const xb_vbench *v);
