@@ -104,6 +104,9 @@ int cli_main(int argc, char **argv)
 		print_overview(stdout);
 		return XB_EXIT_OK;
 	}
+	/* `xipbench --zephyr DIR ...`: the workbench with those options */
+	if (strncmp(argv[1], "--", 2) == 0 && argv[1][2])
+		return cmd_workbench.run(argc, argv);
 	const xb_command *c = find_command(argv[1]);
 	if (!c) {
 		fprintf(stderr, "xipbench: unknown command '%s'\n", argv[1]);

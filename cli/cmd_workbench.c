@@ -81,6 +81,8 @@ static int run_app(int argc, char **argv, int (*app)(const char *, int, char **)
 	const char *elf = NULL;
 	for (int i = 1; i < argc; i++)
 		if (strcmp(argv[i], "--elf") == 0 || strncmp(argv[i], "--elf=", 6) == 0 ||
+		    strcmp(argv[i], "--zephyr") == 0 || strncmp(argv[i], "--zephyr=", 9) == 0 ||
+		    strcmp(argv[i], "--pico-sdk") == 0 || strncmp(argv[i], "--pico-sdk=", 11) == 0 ||
 		    strcmp(argv[i], "--list") == 0 || strncmp(argv[i], "--list=", 7) == 0)
 			elf = "given"; /* no demo firmware needed */
 	char *demo = NULL;

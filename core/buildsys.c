@@ -1,6 +1,7 @@
 /* buildsys: Zephyr and pico-sdk build folders and images (buildsys.h). */
 #include "buildsys.h"
 
+#include <ctype.h>
 #include <dirent.h>
 #include <stdlib.h>
 #include <string.h>
@@ -89,13 +90,15 @@ static bool on_path(const char *prog)
 }
 
 /* s quoted for a build command template (session/builder.h): single quotes, a quote
- * inside as '\''. */
+ * inside as '\'', braces doubled so that no folder name reads as a placeholder. */
 static void quote(xb_strbuf *sb, const char *s)
 {
 	sb_puts(sb, "'");
 	for (; *s; s++) {
 		if (*s == '\'')
 			sb_puts(sb, "'\\''");
+		else if (*s == '{' || *s == '}')
+			sb_printf(sb, "%c%c", *s, *s);
 		else
 			sb_append(sb, s, 1);
 	}
@@ -280,6 +283,19 @@ void buildsys_free(xb_build_folder *b)
 	memset(b, 0, sizeof *b);
 }
 
+char *buildsys_workbench_command(const xb_build_folder *b)
+{
+	/* sh gets the built ELF and map as $1 and $2, the relink command's words after them */
+	xb_strbuf sb = {0};
+	sb_puts(&sb, "sh -c 'e=$1 m=$2; shift 2; \"$@\" && cp -- \"$e\" \"$XB_ELF\" && "
+		     "cp -- \"$m\" \"$XB_ELF.map\"' sh ");
+	quote(&sb, b->elf);
+	sb_puts(&sb, " ");
+	quote(&sb, b->map);
+	sb_printf(&sb, " %s", b->relink);
+	return sb.buf;
+}
+
 static long map_output(const xb_image *img, const char *name)
 {
 	for (size_t i = 0; img->has_map && i < img->map.noutputs; i++)
@@ -390,14 +406,17 @@ static char *squeeze(const char *l, size_t n)
 static void complement_rule(xb_strbuf *out, const char *list, size_t n, const char *indent)
 {
 	sb_puts(out, indent);
+	const char *sep = "";
 	for (size_t i = 0; i < n;) {
 		while (i < n && (list[i] == ' ' || list[i] == '\t'))
 			i++;
 		size_t j = i;
 		while (j < n && list[j] != ' ' && list[j] != '\t')
 			j++;
-		if (j > i)
-			sb_printf(out, "%.*s(.text*) ", (int)(j - i), list + i);
+		if (j > i) {
+			sb_printf(out, "%s%.*s(.text*)", sep, (int)(j - i), list + i);
+			sep = " ";
+		}
 		i = j;
 	}
 	sb_puts(out, "\n");
@@ -409,6 +428,11 @@ int buildsys_pico_memmap(const char *text, const char *name, xb_strbuf *out, xb_
 	const char *excl_line = NULL, *excl_list = NULL;
 	size_t excl_line_n = 0, excl_list_n = 0;
 	int have_reset = 0, have_tc = 0, have_data_text = 0, placed_rest = 0;
+	/* set at the end of .data or .tdata: .xipbench_text goes before the next output
+	 * section, after the assignments that follow the copied sections (pico-sdk 2.x:
+	 * PROVIDE(__data_end__ = .), which must still see the end of .tdata in RAM) */
+	int rest_pending = 0;
+	int depth = 0; /* braces open before the line: 1 inside SECTIONS */
 	xb_strbuf o = {0};
 	sb_printf(&o, "/* %s with the xipbench fragments (xipbench integrate; docs/build-folders.md):\n"
 		      " * INCLUDE xipbench_hot.ld after the reset code, INCLUDE xipbench_ramfunc.ld in\n"
@@ -425,11 +449,22 @@ int buildsys_pico_memmap(const char *text, const char *name, xb_strbuf *out, xb_
 		char indent[64];
 		snprintf(indent, sizeof indent, "%.*s", (int)(ind < 60 ? ind : 60), l);
 		int keep = 1;
+		int is_tdata = strncmp(sq, ".tdata:", 7) == 0 || strcmp(sq, ".tdata") == 0;
+		if (rest_pending && ((!is_tdata && sq[0] == '.' &&
+				      (isalpha((unsigned char)sq[1]) || sq[1] == '_') && strchr(sq, ':')) ||
+				     (depth == 1 && sq[0] == '}'))) {
+			/* the first output section after the copied ones (or the end of SECTIONS):
+			 * the general text, in flash after their load image, comes before it */
+			sb_printf(&o, "%s.xipbench_text : {\n%s    %.*s\n%s} > FLASH\n\n", indent,
+				  indent, (int)excl_line_n, excl_line, indent);
+			placed_rest = 1;
+			rest_pending = 0;
+		}
 		if (strncmp(sq, ".text:", 6) == 0 || strcmp(sq, ".text") == 0)
 			in = TEXT;
 		else if (strncmp(sq, ".data:", 6) == 0 || strcmp(sq, ".data") == 0)
 			in = DATA;
-		else if (strncmp(sq, ".tdata:", 7) == 0 || strcmp(sq, ".tdata") == 0)
+		else if (is_tdata)
 			in = TDATA;
 		if (in == TEXT && strcmp(sq, "KEEP(*(.reset))") == 0) {
 			sb_append(&o, l, n);
@@ -458,18 +493,16 @@ int buildsys_pico_memmap(const char *text, const char *name, xb_strbuf *out, xb_
 			o.buf[o.len] = 0;
 			have_data_text = 1;
 			keep = 0;
-		} else if (in == TDATA && sq[0] == '}' && excl_line && !placed_rest) {
-			/* after .tdata's closing line: the general text, in flash */
-			sb_append(&o, l, n);
-			sb_printf(&o, "\n\n%s.xipbench_text : {\n%s    %.*s\n%s} > FLASH", indent, indent,
-				  (int)excl_line_n, excl_line, indent);
-			placed_rest = 1;
+		} else if ((in == DATA || in == TDATA) && sq[0] == '}' && excl_line && !placed_rest) {
+			/* the end of .data (pico-sdk 1.x) or of .tdata, which follows it (2.x) */
+			rest_pending = 1;
 			in = NONE;
-			keep = 0;
 		}
 		if (keep)
 			sb_append(&o, l, n);
 		sb_puts(&o, "\n");
+		for (const char *c = sq; *c; c++)
+			depth += *c == '{' ? 1 : *c == '}' ? -1 : 0;
 		free(sq);
 		if (!nl)
 			break;
@@ -479,7 +512,7 @@ int buildsys_pico_memmap(const char *text, const char *name, xb_strbuf *out, xb_
 			      : !excl_line	? "the `*(EXCLUDE_FILE(...) .text*)` rule in .text"
 			      : !have_tc	? "`*(.time_critical*)` in .data"
 			      : !have_data_text ? "`*(.text*)` in .data"
-			      : !placed_rest	? "the end of the .tdata section"
+			      : !placed_rest	? "an output section after .data"
 						: NULL;
 	if (missing) {
 		sb_free(&o);

@@ -31,6 +31,10 @@ typedef struct xb_build_folder {
 } xb_build_folder;
 
 const char *buildsys_kind_name(enum xb_build_kind k);
+/* The workbench's build command template for the folder (session/builder.h): the relink
+ * command, then the folder's ELF and map copied to {elf} and {elf}.map, where the layout
+ * loop keeps each image. A new string. */
+char *buildsys_workbench_command(const xb_build_folder *b);
 
 /* Finds what a build folder of that kind holds. Fails naming the folder and what is
  * missing ("BUILD/zephyr/zephyr.elf: no such file; is BUILD a Zephyr build folder (west

@@ -6,7 +6,7 @@ set -u
 PKGS="gcc make pkg-config libelf-dev libdw-dev libsqlite3-dev sqlite3 libcmocka-dev \
 gcc-arm-none-eabi binutils-arm-none-eabi libnewlib-arm-none-eabi picolibc-arm-none-eabi \
 libunicorn-dev tshark libpcap-dev libusb-1.0-0-dev libncurses-dev groff-base \
-clang libclang-rt-14-dev tmux jq libxml2-utils"
+clang libclang-rt-14-dev tmux jq libxml2-utils cmake ninja-build iproute2 iputils-ping"
 
 missing=""
 for p in $PKGS; do

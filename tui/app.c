@@ -353,6 +353,49 @@ static int open_screen(xb_app *a)
 	return 0;
 }
 
+/* --zephyr DIR / --pico-sdk DIR: the folder's ELF and map, and its relink (and with
+ * --west-flash its flash) command unless one was given. 0, or -1 with err. */
+static int open_build_folder(xb_app *a, xb_err *err)
+{
+	const char *z = options_text(&a->opt, "zephyr"), *p = options_text(&a->opt, "pico-sdk");
+	if (!z && !p) {
+		if (options_flag(&a->opt, "west-flash"))
+			return xb_fail(err, "--west-flash needs --zephyr DIR");
+		return 0;
+	}
+	if (z && p)
+		return xb_fail(err, "--zephyr and --pico-sdk: one build folder at a time");
+	const char *opt = z ? "--zephyr" : "--pico-sdk";
+	static const char *const replaced[] = {"elf", "map"};
+	for (size_t i = 0; i < 2; i++) {
+		const xb_option_def *d = options_find(replaced[i]);
+		if (a->opt.v[d - workbench_options].from >= 2)
+			return xb_fail(err, "%s finds the ELF and the map: no --%s with it", opt,
+				       replaced[i]);
+	}
+	if (buildsys_find(&a->build, z ? XB_BUILD_ZEPHYR : XB_BUILD_PICO_SDK, z ? z : p, err) != 0)
+		return -1;
+	if (options_set(&a->opt, "elf", a->build.elf, 2, err) != 0 ||
+	    options_set(&a->opt, "map", a->build.map, 2, err) != 0)
+		return -1;
+	if (!options_text(&a->opt, "build-command")) {
+		char *cmd = buildsys_workbench_command(&a->build);
+		int rc = options_set(&a->opt, "build-command", cmd, 2, err);
+		free(cmd);
+		if (rc != 0)
+			return -1;
+	}
+	if (options_flag(&a->opt, "west-flash")) {
+		if (!a->build.flash)
+			return xb_fail(err, "--west-flash: %s", a->build.kind == XB_BUILD_ZEPHYR
+									? "west is not on PATH"
+									: "needs --zephyr DIR");
+		if (options_set(&a->opt, "flash-command", a->build.flash, 2, err) != 0)
+			return -1;
+	}
+	return 0;
+}
+
 static int app_run(const char *elf, int argc, char **argv, int demo)
 {
 	xb_app app;
@@ -389,6 +432,10 @@ static int app_run(const char *elf, int argc, char **argv, int demo)
 		print_list(list);
 		options_free(&a->opt);
 		return 0;
+	}
+	if (rc == 0 && open_build_folder(a, &err) != 0) {
+		fprintf(stderr, "xipbench workbench: %s\n", err.msg);
+		rc = 2;
 	}
 	const char *opt_elf = options_text(&a->opt, "elf");
 	/* the demo firmware (no --elf): its Makefile relinks it, in its own build folder */
@@ -458,6 +505,7 @@ static int app_run(const char *elf, int argc, char **argv, int demo)
 	canvas_free(a->cv);
 	script_free(&a->script);
 	options_free(&a->opt);
+	buildsys_free(&a->build);
 	free(a->elf);
 	free(demo_build);
 	free(a->dump_path);

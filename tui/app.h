@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../core/buildsys.h"
 #include "../panels/panel.h"
 #include "../session/session.h"
 #include "keys.h"
@@ -35,6 +36,7 @@ typedef struct app_edit app_edit;
 
 typedef struct xb_app {
 	xb_options opt;
+	xb_build_folder build; /* --zephyr / --pico-sdk (kind XB_BUILD_OTHER: none) */
 	xb_target tg;
 	xb_session *s;
 	char *elf;

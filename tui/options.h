@@ -36,7 +36,8 @@ typedef struct xb_option_def {
 } xb_option_def;
 
 /* The table: every workbench option, ended by a NULL name. It holds:
- *   bench (TEXT "virtual"; virtual, probe or probe:SERIAL), elf, map, groups (TEXT),
+ *   bench (TEXT "virtual"; virtual, probe or probe:SERIAL), elf, map, zephyr, pico-sdk
+ *   (TEXT: build folders, docs/build-folders.md), west-flash (FLAG), groups (TEXT),
  *   trace (TEXT: a fetch trace for predictions), probe-socket (TEXT),
  *   theme (TEXT "dark"), colours (CHOICE "auto": auto,256,16,8,0), mouse (BOOL on),
  *   panel (CHOICE "libraries": the panel names), view (CHOICE "auto": auto,single,overview),

@@ -85,6 +85,56 @@ keys loop q
 restored loop 0
 clean loop
 
+# ---- A Zephyr build folder: the loop relinks with the folder's own command ----
+# The demo firmware stands in for the build's image; a cmake of this test's own (there is
+# no west here) does what Zephyr's would with the plan folder's module: the configure step
+# takes the layout from -DEXTRA_ZEPHYR_MODULES=LAYOUT/zephyr/snippet, the build links the
+# image with it.
+ZB="$W/zbuild"
+mkdir -p "$ZB/zephyr" "$W/zbin"
+make -s -C "$XB_SRC/firmware" BUILD_DIR="$W/zobj" ELF_OUT="$ZB/zephyr/zephyr.elf" \
+	>"$W/zobj.log" 2>&1 || { not_ok "zephyr: the stand-in image builds"; tail -n 5 "$W/zobj.log"; }
+printf 'CONFIG_BOARD="rpi_pico"\nCONFIG_BOARD_TARGET="rpi_pico/rp2040"\n' >"$ZB/zephyr/.config"
+cat >"$W/zbin/cmake" <<EOS
+#!/bin/sh
+echo "cmake \$*" >>"$W/zcmake.log"
+if [ "\$1" = --build ]; then
+	exec make -s -C "$XB_SRC/firmware" BUILD_DIR="$W/zobj" LAYOUT="\$(cat "\$2/layout")" \\
+		ELF_OUT="\$2/zephyr/zephyr.elf"
+fi
+for a; do
+	case "\$a" in -DEXTRA_ZEPHYR_MODULES=*) l=\${a#-DEXTRA_ZEPHYR_MODULES=}; l=\${l%/zephyr/snippet};; esac
+	d=\$a
+done
+echo "\$l" >"\$d/layout"
+EOS
+chmod +x "$W/zbin/cmake"
+start_pane zl 200 60 "$XDG PATH=$W/zbin:/usr/local/bin:/usr/bin:/bin" \
+	"\"$XIPBENCH\" --zephyr $ZB --no-config --udp-rate 0 --work-dir $W/zwork"
+wait_for 180 pane_matches zl 'zephyr.elf.*running *│?$' &&
+	ok "zephyr: xipbench --zephyr DIR runs the folder's image" ||
+	{ not_ok "zephyr: not running"; pane zl | sed 's/^/# /' | head -n 3; sed 's/^/# /' "$W/zl.err" | tail -n 5; }
+keys zl 6
+keys zl P
+wait_for 180 pane_matches zl 'planning profile of stock: [0-9]+ PC samples' || not_ok "zephyr: no planning profile"
+keys zl ":preset colour" Enter
+wait_for 20 pane_has zl "the colour preset fills the pending layout" || not_ok "zephyr: the preset"
+keys zl ":loop z1" Enter
+if wait_for 300 pane_matches zl 'z1: [0-9.]+ misses per echo measured'; then
+	ok "zephyr: relinked with the folder's command, verified, flashed and measured"
+else
+	not_ok "zephyr: the loop did not end with a measurement"
+	pane zl | sed 's/^/# /' | tail -n 8
+fi
+grep -q -- "-DSNIPPET=xipbench-layout -DEXTRA_ZEPHYR_MODULES=$W/zwork/.*/zephyr/snippet $ZB\$" "$W/zcmake.log" &&
+	grep -q -- "--build $ZB\$" "$W/zcmake.log" &&
+	ok "zephyr: the relink configured the folder with the layout's module, then built it" ||
+	{ not_ok "zephyr: not the folder's relink"; sed 's/^/# /' "$W/zcmake.log"; }
+cmp -s "$ZB/zephyr/zephyr.elf" "$W/zwork/images/z1.elf" &&
+	ok "zephyr: the loop's image is the folder's relinked zephyr.elf" || not_ok "zephyr: the images differ"
+keys zl q
+restored zl 0
+
 # ---- Failures keep the last good image ----
 # A build of the firmware whose application keeps 190 KB of SRAM: 8 KB of code more in SRAM
 # overflows the RAM region.

@@ -13,9 +13,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
 #include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "../../core/buildsys.h"
+#include "../../session/build_job.h"
 #include "../../session/builder.h"
 #include "../common/testdir.h"
 
@@ -201,6 +205,93 @@ static void test_pico_sdk_folder(void **state)
 	free(app);
 }
 
+static char *slurp(const char *p)
+{
+	FILE *f = fopen(p, "r");
+	if (!f)
+		return NULL;
+	char buf[256];
+	size_t n = fread(buf, 1, sizeof buf - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	return xstrdup(buf);
+}
+
+/* The workbench's command for a build folder: relinks in the folder (a cmake of this
+ * test's own on PATH stands for the real one and writes a new ELF and map there), then
+ * the layout loop's {elf} and {elf}.map are copies of them, whatever blanks, quotes and
+ * braces the folder's name holds. */
+static void test_workbench_command(void **state)
+{
+	(void)state;
+	char *dir = path("w b'{name}"), *bin = path("wb-bin");
+	assert_int_equal(mkdir(dir, 0755), 0);
+	assert_int_equal(mkdir(bin, 0755), 0);
+	char *cache = xasprintf("%s/CMakeCache.txt", dir);
+	put(cache, "CMAKE_PROJECT_NAME:STATIC=web\nPICO_SDK_PATH:PATH=/s/pico-sdk\n");
+	char *elf = xasprintf("%s/web.elf", dir), *map = xasprintf("%s/web.elf.map", dir);
+	put(elf, "old elf\n");
+	put(map, "old map\n");
+	/* `cmake --build DIR --target NAME`, as the folder's relink runs it */
+	char *cmake = xasprintf("%s/cmake", bin);
+	put(cmake, "#!/bin/sh\n[ \"$1\" = --build ] && [ \"$3\" = --target ] || exit 9\n"
+		   "echo \"new elf $4\" > \"$2/$4.elf\"\necho \"new map $4\" > \"$2/$4.elf.map\"\n");
+	assert_int_equal(chmod(cmake, 0755), 0);
+	char *old_path = xstrdup(getenv("PATH"));
+	/* (an earlier test leaves PATH without west) */
+	char *new_path = xasprintf("%s:/usr/local/bin:/usr/bin:/bin", bin);
+	setenv("PATH", new_path, 1);
+	xb_build_folder b;
+	xb_err err = {{0}};
+	assert_int_equal(buildsys_find(&b, XB_BUILD_PICO_SDK, dir, &err), 0);
+	char *tmpl = buildsys_workbench_command(&b);
+	xb_builder bu = {.ops = &builder_command, .cfg = {.command = tmpl}};
+	assert_int_equal(builder_command.check(&bu.cfg, &err), 0);
+	char *layout = path("layout"), *out = path("images/colour.elf");
+	assert_int_equal(mkdir(layout, 0755), 0);
+	xb_build_request rq = {.layout_dir = layout, .build_dir = dir, .name = "colour", .elf = out};
+	xb_build_job *j = build_start(&bu, &rq, NULL, &err);
+	if (!j)
+		fail_msg("%s", err.msg);
+	struct timespec t0, t;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while (build_pump(j)) {
+		struct pollfd f = {.fd = build_pollfd(j), .events = POLLIN};
+		int to = build_timeout_ms(j);
+		poll(&f, f.fd >= 0, to < 0 || to > 200 ? 200 : to);
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		if (t.tv_sec - t0.tv_sec > 20)
+			fail_msg("the build did not end within 20 s");
+	}
+	const xb_build_result *r = build_result(j);
+	if (r->state != XB_BUILD_OK)
+		fail_msg("%s", r->message);
+	char *got = slurp(out), *out_map = xasprintf("%s.map", out), *got_map = slurp(out_map);
+	assert_non_null(got);
+	assert_string_equal(got, "new elf web\n");
+	assert_non_null(got_map);
+	assert_string_equal(got_map, "new map web\n");
+	assert_non_null(r->map);
+	assert_string_equal(r->map, out_map);
+	build_free(j);
+	setenv("PATH", old_path, 1);
+	buildsys_free(&b);
+	free(got);
+	free(got_map);
+	free(out_map);
+	free(tmpl);
+	free(layout);
+	free(out);
+	free(old_path);
+	free(new_path);
+	free(cmake);
+	free(elf);
+	free(map);
+	free(cache);
+	free(dir);
+	free(bin);
+}
+
 /* The structure of pico-sdk's memmap_default.ld (rp2040), reduced to what the change
  * touches. */
 static const char memmap[] =
@@ -223,7 +314,11 @@ static const char memmap[] =
 	"    .tdata : {\n"
 	"        *(.tdata .tdata.*)\n"
 	"    } > RAM AT> FLASH\n"
+	"    PROVIDE(__data_end__ = .);\n"
 	"    __etext = LOADADDR(.data);\n"
+	"    .bss (NOLOAD) : {\n"
+	"        *(.bss*)\n"
+	"    } > RAM\n"
 	"}\n";
 
 static void test_pico_memmap(void **state)
@@ -236,7 +331,7 @@ static void test_pico_memmap(void **state)
 	const char *reset = strstr(o, "        KEEP (*(.reset))\n        INCLUDE xipbench_hot.ld\n");
 	const char *tc = strstr(o, "        *(.time_critical*)\n        INCLUDE xipbench_ramfunc.ld\n");
 	const char *comp = strstr(o, "        *libgcc.a:(.text*) *libc.a:*lib_a-mem*.o(.text*) "
-				      "*libm.a:(.text*) \n");
+				      "*libm.a:(.text*)\n");
 	const char *rest = strstr(o, "    .xipbench_text : {\n        *(EXCLUDE_FILE(*libgcc.a: "
 				      "*libc.a:*lib_a-mem*.o *libm.a:) .text*)\n    } > FLASH\n");
 	assert_non_null(reset);
@@ -246,6 +341,10 @@ static void test_pico_memmap(void **state)
 	/* order: hot in .text, RAM rules in .data, the general rule after .tdata */
 	assert_true(reset < tc && tc < comp && comp < rest);
 	assert_true(rest > strstr(o, ".tdata"));
+	/* after the assignments that read the location counter at the end of .tdata (in
+	 * RAM), before the next output section */
+	assert_true(rest > strstr(o, "PROVIDE(__data_end__ = .);") &&
+		    rest > strstr(o, "__etext = LOADADDR(.data);") && rest < strstr(o, ".bss"));
 	/* the general rule appears once, and .data no longer takes every .text* */
 	assert_null(strstr(strstr(o, "    .data"), "        *(.text*)\n"));
 	int rules = 0;
@@ -274,6 +373,7 @@ int main(void)
 		cmocka_unit_test(test_zephyr_folder),
 		cmocka_unit_test(test_pico_sdk_folder),
 		cmocka_unit_test(test_pico_memmap),
+		cmocka_unit_test(test_workbench_command),
 	};
 	return cmocka_run_group_tests(tests, testdir_setup, testdir_teardown);
 }
