@@ -36,6 +36,32 @@ static int write_text(const char *dir, const char *file, const char *text)
 	return rc;
 }
 
+/* s as one CMake argument: as it is when it holds only plain path characters, else quoted
+ * ("/my app/xipbench", with \\, \" and \$ escaped). A new string. */
+static char *cmake_arg(const char *prefix, const char *s)
+{
+	xb_strbuf sb = {0};
+	char *all = xasprintf("%s%s", prefix, s);
+	int plain = *all != 0;
+	for (const char *c = all; *c; c++)
+		if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./+-:=,~@%",
+			    *c))
+			plain = 0;
+	if (plain) {
+		sb_puts(&sb, all);
+	} else {
+		sb_puts(&sb, "\"");
+		for (const char *c = all; *c; c++) {
+			if (*c == '\\' || *c == '"' || *c == '$')
+				sb_puts(&sb, "\\");
+			sb_append(&sb, c, 1);
+		}
+		sb_puts(&sb, "\"");
+	}
+	free(all);
+	return sb.buf;
+}
+
 static int integrate_zephyr(const xb_build_folder *b)
 {
 	printf("Zephyr build %s (board %s): no change to the build is needed.\n", b->dir,
@@ -72,6 +98,12 @@ static int integrate_pico(const xb_build_folder *b, const char *out, const char 
 		rc = cli_fail("integrate", "%s", err.msg);
 		goto done;
 	}
+	/* the CMake lines need the full path (CMake reads the script from the build folder) */
+	char *full = realpath(dir, NULL);
+	if (full) {
+		free(dir);
+		dir = full;
+	}
 	if (write_text(dir, "memmap_xipbench.ld", sb.buf) != 0 ||
 	    write_text(dir, "xipbench_hot.ld", "__xipbench_hot_start = .;\n__xipbench_hot_end = .;\n") != 0 ||
 	    write_text(dir, "xipbench_ramfunc.ld",
@@ -79,8 +111,14 @@ static int integrate_pico(const xb_build_folder *b, const char *out, const char 
 		goto done;
 	printf("wrote %s/memmap_xipbench.ld (from %s) and the stock fragments.\n", dir, src);
 	printf("Add to the application's CMakeLists.txt, after add_executable(%s ...):\n\n", b->name);
-	printf("    pico_set_linker_script(%s %s/memmap_xipbench.ld)\n", b->name, dir);
-	printf("    target_link_options(%s PRIVATE -L%s)\n\n", b->name, dir);
+	char *script_arg = xasprintf("%s/memmap_xipbench.ld", dir);
+	char *script_q = cmake_arg("", script_arg);
+	char *libdir_q = cmake_arg("-L", dir);
+	printf("    pico_set_linker_script(%s %s)\n", b->name, script_q);
+	printf("    target_link_options(%s PRIVATE %s)\n\n", b->name, libdir_q);
+	free(script_arg);
+	free(script_q);
+	free(libdir_q);
 	printf("then rebuild (cmake --build %s) and plan from that build. A relink copies a layout's\n"
 	       "fragments into %s (xipbench --pico-sdk does it).\n", b->dir, dir);
 	rc = XB_EXIT_OK;

@@ -183,8 +183,8 @@ static int run_verify(int argc, char **argv)
 		for (size_t i = 0; i < vr.nproblems + vr.nnotes; i++) {
 			int note = i >= vr.nproblems;
 			if (i == vr.nproblems)
-				printf("veneers where GNU ld differs from the placement's model (no "
-				       "function moved for them):\n");
+				printf("differences the plan allows (veneers; the copy code "
+				       "relocation adds to the start-up path):\n");
 			xb_strbuf t = {0};
 			verify_problem_text(note ? &vr.notes[i - vr.nproblems] : &vr.problems[i], &t);
 			printf("  %s\n", t.buf);

@@ -428,6 +428,12 @@ typedef struct place_ctx {
 	const int *na_block;    /* the inputs placed there, in order */
 	size_t nna;
 	bool empty_ok;          /* count empty output sections (map only) too */
+	/* Zephyr's code relocation (zephyr_code_relocate): a new output section, first in
+	 * RAM, loaded in flash right after rom_start (-1: not used) */
+	int reloc_after;        /* the flash output its load image follows (rom_start) */
+	uint32_t reloc_origin;  /* the RAM region's origin: where the section starts */
+	uint32_t reloc_end;     /* its end in RAM under the layout */
+	uint32_t reloc_load;    /* its load address under the layout */
 } place_ctx;
 
 static const xb_section *elf_section_named(const xb_image *img, const char *name)
@@ -679,6 +685,14 @@ static int relayout_region(place_ctx *c, enum xb_region_kind region, uint32_t in
 	size_t nouts = region_outputs(c, region, outs);
 	int holder = have_insert ? output_holding(c, region, insert_at) : -1;
 	uint32_t prev_orig_end = 0, prev_new_end = 0;
+	bool have_prev = false;
+	if (region == XB_REGION_SRAM && c->reloc_after >= 0) {
+		/* the relocation section comes first in RAM; what followed the region's
+		 * origin follows it */
+		have_prev = true;
+		prev_orig_end = c->reloc_origin;
+		prev_new_end = c->reloc_end;
+	}
 	for (size_t k = 0; k < nouts; k++) {
 		const xb_map_output *o = &m->outputs[outs[k].out];
 		const xb_section *s = elf_section_named(c->img, o->name);
@@ -687,7 +701,8 @@ static int relayout_region(place_ctx *c, enum xb_region_kind region, uint32_t in
 		uint32_t sa = outs[k].load_image == 1 ? 1 : s && s->align ? s->align : 1;
 		uint32_t na = outs[k].load_image == 1 ? 1 : output_align(c, outs[k].out, s);
 		uint32_t start = outs[k].at, new_start = start;
-		if (k > 0 && start >= prev_orig_end && align_up(prev_orig_end, sa) == start)
+		if ((k > 0 || have_prev) && start >= prev_orig_end &&
+		    align_up(prev_orig_end, sa) == start)
 			new_start = align_up(prev_new_end, na);
 		uint32_t shift = new_start - start;
 		uint32_t new_end;
@@ -721,6 +736,12 @@ static int relayout_region(place_ctx *c, enum xb_region_kind region, uint32_t in
 			c->out_at[outs[k].out] = new_start;
 			if (o->lma == o->addr)
 				c->out_load[outs[k].out] = new_start;
+			if (region == XB_REGION_FLASH && outs[k].out == c->reloc_after) {
+				/* the relocation section's load image: the flash region's next
+				 * free byte (an LMA region does not align it) */
+				c->reloc_load = new_end;
+				new_end += c->reloc_end - c->reloc_origin;
+			}
 		}
 		prev_orig_end = start + (uint32_t)o->size;
 		prev_new_end = new_end;
@@ -750,6 +771,132 @@ static int insertion_point(const xb_image *img, const char *what, uint32_t *at, 
 			       img->path ? img->path : "image", what, start, end);
 	*at = (uint32_t)s;
 	return 0;
+}
+
+static const char *reloc_base(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	return slash ? slash + 1 : path;
+}
+
+/* Zephyr's zephyr_code_relocate(... LOCATION <RAM>_TEXT) route, for a Zephyr image without
+ * xipbench's RAM marker (docs/build-folders.md). gen_relocate_app.py writes one rule per
+ * section, KEEP(*<object file name>("<section>")), sorted by object file name and then
+ * section name, into a new output section .<ram>_text_reloc that the Cortex-M script puts
+ * right after rom_start: first in the RAM region (at its origin), loaded at the flash
+ * region's next free byte after rom_start; it ends at ALIGN(_region_min_align). A rule
+ * matches by the object's file name, so a same-named section of a same-named object
+ * elsewhere moves too: it is placed with them. Writes the inputs that move to *ram (their
+ * count to *nram) in section order; 1 when the route does not apply. */
+static int reloc_block(place_ctx *c, const xb_layout *l, int8_t *kind, int *ram, size_t *nram,
+		       xb_err *err)
+{
+	const xb_image *img = c->img;
+	const xb_map *m = &img->map;
+	if (buildsys_detect(img) != XB_BUILD_ZEPHYR)
+		return 1;
+	int rs = -1;
+	for (size_t i = 0; i < m->noutputs && rs < 0; i++)
+		if (strcmp(m->outputs[i].name, "rom_start") == 0)
+			rs = (int)i;
+	char region[64];
+	const xb_map_region *mr = NULL;
+	if (buildsys_ram_region(img, c->tg, region, sizeof region) == 0)
+		for (size_t i = 0; i < m->nregions && !mr; i++)
+			if (strcmp(m->regions[i].name, region) == 0)
+				mr = &m->regions[i];
+	if (rs < 0 || !mr)
+		return xb_fail(err, "%s: a Zephyr map without %s: no place for relocated code",
+			       img->path ? img->path : "image", rs < 0 ? "rom_start" : "a RAM region");
+	(void)l;
+	/* the inputs each rule captures: the planned ones and their namesakes */
+	size_t n = *nram;
+	int *all = xmalloc((m->ninputs + 1) * sizeof *all);
+	size_t nall = 0;
+	for (size_t k = 0; k < n; k++) {
+		const xb_map_input *in = &m->inputs[ram[k]];
+		if (in->archive && (in->archive[0] == '/' ||
+				    strncmp(reloc_base(in->archive), "lib", 3) != 0)) {
+			const xb_function *f = NULL;
+			for (size_t j = 0; j < img->nfuncs && !f; j++)
+				if (img->funcs[j].input == ram[k])
+					f = &img->funcs[j];
+			free(all);
+			return xb_fail(err, "function %s: %s is not a library of this build; "
+				       "zephyr_code_relocate() cannot move it",
+				       f ? f->name : in->section, in->archive);
+		}
+		for (size_t j = 0; j < m->ninputs; j++) {
+			const xb_map_input *o = &m->inputs[j];
+			if ((int)j != ram[k] && (kind[j] || !o->section || !o->member ||
+						 strcmp(o->section, in->section) != 0 ||
+						 strcmp(reloc_base(o->member),
+							reloc_base(in->member)) != 0))
+				continue;
+			if ((int)j != ram[k]) {
+				kind[j] = 2;
+				c->moved[j] = 1;
+			}
+			all[nall++] = (int)j;
+		}
+	}
+	/* rule order, then input (stock address) order within a rule */
+	for (size_t a = 1; a < nall; a++) {
+		int v = all[a];
+		size_t b = a;
+		while (b > 0) {
+			const xb_map_input *x = &m->inputs[all[b - 1]], *y = &m->inputs[v];
+			int d = strcmp(reloc_base(x->member), reloc_base(y->member));
+			if (!d)
+				d = strcmp(x->section, y->section);
+			if (d < 0 || (d == 0 && x->addr <= y->addr))
+				break;
+			all[b] = all[b - 1];
+			b--;
+		}
+		all[b] = v;
+	}
+	/* drop repeats (two planned functions of one input section) */
+	size_t w = 0;
+	for (size_t k = 0; k < nall; k++) {
+		bool dup = false;
+		for (size_t q = 0; q < w && !dup; q++)
+			dup = all[q] == all[k];
+		if (!dup)
+			all[w++] = all[k];
+	}
+	nall = w;
+	memcpy(ram, all, nall * sizeof *ram);
+	*nram = nall;
+	free(all);
+	c->reloc_after = rs;
+	c->reloc_origin = (uint32_t)mr->origin;
+	return 0;
+}
+
+/* Lays out the relocation section in RAM: its inputs from the region's origin, the stub
+ * section of its veneers after the last, the end aligned to _region_min_align. */
+static void reloc_layout(place_ctx *c, const int *ram, size_t nram, int vout, uint32_t *start,
+			 uint32_t *end)
+{
+	const xb_image *img = c->img;
+	uint32_t align = 1;
+	for (size_t k = 0; k < nram; k++)
+		if (img->input_align[ram[k]] > align)
+			align = img->input_align[ram[k]];
+	uint32_t cur = align_up(c->reloc_origin, align);
+	*start = cur;
+	for (size_t k = 0; k < nram; k++) {
+		cur = align_up(cur, img->input_align[ram[k]]);
+		c->new_in[ram[k]] = cur;
+		cur += (uint32_t)img->map.inputs[ram[k]].size;
+	}
+	if (c->stub_size[vout])
+		cur = place_stub(c, vout, cur);
+	int64_t min_align = image_marker(img, "_region_min_align");
+	cur = align_up(cur, min_align > 0 && min_align <= 4096 ? (uint32_t)min_align : 4u);
+	c->reloc_end = cur;
+	*end = cur;
 }
 
 void placement_free(xb_placement *p)
@@ -852,7 +999,8 @@ int layout_place_calls(const xb_image *img, const xb_target *tg, const xb_layout
 	if (!img->input_align)
 		return xb_fail(err, "%s: input section alignments are not resolved", ipath);
 	const xb_map *m = &img->map;
-	place_ctx c = {.img = img, .tg = tg, .way_mask = target_way_bytes(tg) - 1, .na_out = -1};
+	place_ctx c = {.img = img, .tg = tg, .way_mask = target_way_bytes(tg) - 1, .na_out = -1,
+		       .reloc_after = -1};
 	c.moved = xcalloc(m->ninputs + 1, 1);
 	c.is_code = xcalloc(m->ninputs + 1, 1);
 	c.new_in = xcalloc(m->ninputs + 1, sizeof *c.new_in);
@@ -876,7 +1024,8 @@ int layout_place_calls(const xb_image *img, const xb_target *tg, const xb_layout
 		c.out_at[i] = (uint32_t)m->outputs[i].addr;
 		c.out_load[i] = (uint32_t)m->outputs[i].lma;
 	}
-	int *hot = xmalloc((l->n + 1) * sizeof *hot), *ram = xmalloc((l->n + 1) * sizeof *ram);
+	int *hot = xmalloc((l->n + 1) * sizeof *hot);
+	int *ram = xmalloc((l->n + m->ninputs + 1) * sizeof *ram);
 	int *na = xmalloc((l->n + 1) * sizeof *na);
 	uint32_t *hot_off = xmalloc((l->n + 1) * sizeof *hot_off);
 	size_t nhot = 0, nram = 0, nna = 0;
@@ -933,13 +1082,21 @@ int layout_place_calls(const xb_image *img, const xb_target *tg, const xb_layout
 	r = insertion_point(img, "ramfunc", &ram_at, err);
 	if (r < 0)
 		goto out;
+	int vout = -1; /* the relocation section's index: one past the map's outputs */
 	if (r > 0 && nram) {
+		int rr = reloc_block(&c, l, kind, ram, &nram, err);
+		if (rr < 0)
+			goto out;
+		if (rr == 0)
+			vout = (int)m->noutputs;
+	}
+	if (r > 0 && nram && vout < 0) {
 		char *step = buildsys_integration_step(buildsys_detect(img), "ramfunc");
 		xb_fail(err, "%s: no RAM function section: %s", ipath, step);
 		free(step);
 		goto out;
 	}
-	int ram_out = r == 0 ? output_holding(&c, XB_REGION_SRAM, ram_at) : -1;
+	int ram_out = r == 0 ? output_holding(&c, XB_REGION_SRAM, ram_at) : vout;
 	if (r == 0 && ram_out < 0) {
 		/* the stock build's RAM function section is empty: GNU ld left it out of the
 		 * ELF, the map still has it */
@@ -970,9 +1127,12 @@ int layout_place_calls(const xb_image *img, const xb_target *tg, const xb_layout
 	c.nna = nna;
 	int hot_out = hot_at != UINT32_MAX ? output_holding(&c, XB_REGION_FLASH, hot_at) : -1;
 	find_veneers(&c, calls, kind, ram_out, hot_out, out);
+	if (vout >= 0)
+		reloc_layout(&c, ram, nram, vout, &out->ram_start, &out->ram_end);
 	/* RAM first: the load images of RAM sections take room in flash */
-	if (relayout_region(&c, XB_REGION_SRAM, ram_at, r == 0, ram, NULL, nram, &out->ram_start,
-			    &out->ram_end, err) != 0)
+	if (relayout_region(&c, XB_REGION_SRAM, ram_at, r == 0, ram, NULL, vout >= 0 ? 0 : nram,
+			    vout >= 0 ? NULL : &out->ram_start, vout >= 0 ? NULL : &out->ram_end,
+			    err) != 0)
 		goto out;
 	if (relayout_region(&c, XB_REGION_FLASH, hot_at, hot_at != UINT32_MAX, hot, hot_off, nhot,
 			    &out->hot_start, &out->hot_end, err) != 0)
@@ -1003,6 +1163,7 @@ int layout_place_calls(const xb_image *img, const xb_target *tg, const xb_layout
 	if (ram_out >= 0 && c.stub_size[ram_out] && c.stub_at[ram_out] >= out->ram_end)
 		out->extra_ram = c.stub_at[ram_out] + c.stub_size[ram_out] - out->ram_start;
 	out->pad_bytes = c.pad_total;
+	out->code_relocation = vout >= 0;
 	/* growth of the flash image's code: the end of the last flash input moved */
 	uint32_t old_end = 0, new_end = 0;
 	for (size_t i = 0; i < m->ninputs; i++) {

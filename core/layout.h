@@ -4,6 +4,7 @@
 #ifndef XB_LAYOUT_H
 #define XB_LAYOUT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -142,6 +143,11 @@ typedef struct xb_placement {
 	uint32_t pad_bytes;
 	uint32_t flash_growth;   /* bytes the function-bearing flash sections grow by */
 	uint32_t veneer_bytes_flash, veneer_bytes_ram;
+	/* Zephyr's code relocation route (an image without xipbench's RAM marker): the SRAM
+	 * functions go to the section zephyr_code_relocate() makes, and the relink also adds
+	 * the copy (data_copy_xip_relocation, bss_zeroing_relocation, called from the
+	 * start-up path, which grows) */
+	bool code_relocation;
 } xb_placement;
 
 #define XB_VENEER_BYTES 16u

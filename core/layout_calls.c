@@ -326,6 +326,13 @@ static void retarget_veneer_calls(xb_code *c, const veneer_sym *v, size_t nv)
 {
 	for (size_t i = 0; i < nv; i++) {
 		uint32_t at = v[i].addr, dest = 0, lo, hi;
+		/* the literal is the stub's last word (ARMv6-M: PUSH {r0}; LDR r0, [pc, #8];
+		 * MOV ip, r0; POP {r0}; BX ip; NOP; .word; ARMv7-M: LDR.W pc, [pc, #-0]; .word);
+		 * an instruction pair can look like a Thumb address too (B401 4802) */
+		uint32_t last = (at + v[i].size - 4) & ~3u;
+		if (v[i].size >= 8 && code_halfword(c, last, &lo) && code_halfword(c, last + 2, &hi) &&
+		    ((lo | hi << 16) & 1) && ((lo | hi << 16) & ~1u) != at)
+			dest = (lo | hi << 16) & ~1u;
 		for (uint32_t a = (at + 3) & ~3u; !dest && a + 4 <= at + v[i].size; a += 4)
 			if (code_halfword(c, a, &lo) && code_halfword(c, a + 2, &hi) &&
 			    ((lo | hi << 16) & 1) && ((lo | hi << 16) & ~1u) != at)

@@ -3,6 +3,7 @@
 #include "plan.h"
 
 #include <math.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -125,11 +126,18 @@ static int body_noalloc(const xb_plan_input *in, const xb_heat *h, const int *ho
 {
 	int8_t *in_sram = xcalloc(in->img->map.ninputs + 1, 1);
 	int rc = plan_select_sram(in, h, hot, n, out, in_sram, err);
+	/* a build whose script has no no-allocate section (Zephyr's, pico-sdk's) keeps the
+	 * rest where it is, and the plan says why */
+	bool have_alias = image_marker(in->img, "__xipbench_noalloc_start") >= 0;
 	for (size_t k = 0; rc == 0 && k < n; k++) {
 		const xb_function *f = &in->img->funcs[hot[k]];
 		if (f->input >= 0 && !in_sram[f->input] && f->region == XB_REGION_FLASH) {
 			in_sram[f->input] = 1; /* once per input section */
-			layout_add(out, hot[k], XB_PLACE_NOALLOC, 0);
+			if (have_alias)
+				layout_add(out, hot[k], XB_PLACE_NOALLOC, 0);
+			else
+				layout_refuse(out, hot[k], "no no-allocate section in this build's "
+							  "linker script (xipbench_noalloc.ld)");
 		}
 	}
 	free(in_sram);

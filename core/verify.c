@@ -2,6 +2,8 @@
  * the built image, then each checked against the placement's prediction; veneers as a set. */
 #include "verify.h"
 
+#include "startup.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,6 +17,8 @@ typedef struct vctx {
 	long *match;         /* per stock function: the built function, or -1 */
 	long *back;          /* per built function: the stock function, or -1 */
 	char *veneer;        /* per built function: made by the linker */
+	char *startup;       /* per stock function: on the start-up path (code relocation
+			      * route only; NULL otherwise) */
 	size_t *built_by_name; /* built functions that are not veneers, by name */
 	size_t nbuilt_by_name;
 	xb_verify_result *r;
@@ -243,6 +247,19 @@ static void check_function(vctx *c, size_t i, uint32_t way)
 		kind = XB_VERIFY_NOT_SRAM;
 	if (kind >= 0 && f->alias_of >= 0 && c->bad[f->alias_of])
 		return; /* the same code: its first function's problem says it */
+	if (kind >= 0 && c->startup && c->startup[i] && role == XB_VERIFY_OTHER &&
+	    (kind == XB_VERIFY_MOVED || kind == XB_VERIFY_RESIZED) && !in_sram(c, g->addr)) {
+		/* the code relocation route adds the copy to the start-up path: it grows
+		 * and moves, in flash, as planned */
+		xb_verify_problem *pr = add_to(&r->notes, &r->nnotes, &r->notes_cap,
+					       image_qualified_name(c->stock, f), role, kind,
+					       expected, g->addr);
+		pr->expected_size = f->size;
+		pr->found_size = g->size;
+		if (counted)
+			r->placed++;
+		return;
+	}
 	if (kind >= 0) {
 		c->bad[i] = 1;
 		xb_verify_problem *pr = add_problem(c, image_qualified_name(c->stock, f), role, kind,
@@ -482,15 +499,34 @@ int verify_image(const xb_image *stock, const xb_target *tg, const xb_layout *l,
 	}
 	qsort_r(c.built_by_name, c.nbuilt_by_name, sizeof *c.built_by_name, by_name, built->funcs);
 
+	if (p->code_relocation) {
+		/* the start-up path: what the code relocation route changes */
+		xb_startup su;
+		startup_find(&su, stock, p->code, tg);
+		c.startup = xcalloc(ns + 1, 1);
+		for (size_t i = 0; i < ns; i++)
+			c.startup[i] = su.why[i] != NULL;
+		startup_free(&su);
+	}
 	match_by_name(&c);
 	match_renamed(&c);
 	for (size_t i = 0; i < ns; i++)
 		check_function(&c, i, way);
 	check_veneers(&c);
-	for (size_t j = 0; j < nb; j++)
-		if (!c.veneer[j] && c.back[j] < 0)
+	for (size_t j = 0; j < nb; j++) {
+		if (c.veneer[j] || c.back[j] >= 0)
+			continue;
+		const char *nm = built->funcs[j].name;
+		if (p->code_relocation && (strcmp(nm, "data_copy_xip_relocation") == 0 ||
+					   strcmp(nm, "bss_zeroing_relocation") == 0))
+			/* the copy the code relocation route adds (code_relocation.c) */
+			add_to(&out->notes, &out->nnotes, &out->notes_cap, xstrdup(nm),
+			       XB_VERIFY_NEW, XB_VERIFY_UNEXPECTED, 0, built->funcs[j].addr);
+		else
 			add_problem(&c, image_qualified_name(built, &built->funcs[j]), XB_VERIFY_NEW,
 				    XB_VERIFY_UNEXPECTED, 0, built->funcs[j].addr);
+	}
+	free(c.startup);
 
 	free(c.role);
 	free(c.offset);

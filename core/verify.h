@@ -80,6 +80,9 @@ typedef struct xb_verify_result {
  * addresses is compared); what differs becomes a note, not a problem. GNU ld makes one
  * veneer per called symbol, so calls through several aliases of one function (LTO folds
  * identical functions) get several, where the placement predicts one.
+ * On Zephyr's code relocation route (p->code_relocation) the relink adds the copy: the
+ * new data_copy_xip_relocation and bss_zeroing_relocation, and functions of the start-up
+ * path (core/startup.h) that grow or move in flash, become notes too.
  * tg gives the cache way (colouring) and the SRAM region.
  *
  * Returns 0 with out filled (verified or not: verify_ok), -1 with err when the inputs do

@@ -1,0 +1,51 @@
+# PICO_BOARD and PICO_PLATFORM, from the command line, the environment or the defaults
+# (rp2040 and pico), kept in the cache as pico-sdk does.
+if (DEFINED ENV{PICO_BOARD} AND NOT PICO_BOARD)
+    set(PICO_BOARD $ENV{PICO_BOARD})
+    message("Initializing PICO_BOARD from environment ('${PICO_BOARD}')")
+endif()
+if (DEFINED ENV{PICO_PLATFORM} AND NOT PICO_PLATFORM)
+    set(PICO_PLATFORM $ENV{PICO_PLATFORM})
+    message("Initializing PICO_PLATFORM from environment ('${PICO_PLATFORM}')")
+endif()
+
+if (NOT PICO_DEFAULT_PLATFORM)
+    set(PICO_DEFAULT_PLATFORM "rp2040")
+endif()
+if (NOT PICO_DEFAULT_BOARD_rp2040)
+    set(PICO_DEFAULT_BOARD_rp2040 "pico")
+endif()
+
+if (NOT PICO_PLATFORM)
+    set(PICO_PLATFORM ${PICO_DEFAULT_PLATFORM})
+    pico_message("Defaulting platform (PICO_PLATFORM) to '${PICO_PLATFORM}' since not specified.")
+endif()
+if (NOT PICO_PLATFORM STREQUAL "rp2040")
+    message(FATAL_ERROR "This SDK-shaped tree only knows PICO_PLATFORM=rp2040, not '${PICO_PLATFORM}'")
+endif()
+
+if (NOT PICO_BOARD)
+    set(PICO_BOARD ${PICO_DEFAULT_BOARD_${PICO_PLATFORM}})
+    pico_message("Defaulting target board (PICO_BOARD) to '${PICO_BOARD}' since not specified.")
+else()
+    message("Target board (PICO_BOARD) is '${PICO_BOARD}'.")
+endif()
+set(PICO_BOARD ${PICO_BOARD} CACHE STRING "PICO target board (e.g. pico, pico2)" FORCE)
+
+list(APPEND PICO_BOARD_CMAKE_DIRS ${CMAKE_CURRENT_LIST_DIR}/../src/boards)
+pico_find_in_paths(PICO_BOARD_CMAKE_FILE PICO_BOARD_CMAKE_DIRS ${PICO_BOARD}.cmake)
+if (EXISTS "${PICO_BOARD_CMAKE_FILE}")
+    message("Using CMake board configuration from ${PICO_BOARD_CMAKE_FILE}")
+    include(${PICO_BOARD_CMAKE_FILE} board_config)
+else()
+    include(generic_board)
+endif()
+
+list(APPEND PICO_INCLUDE_DIRS ${PICO_SDK_PATH}/src/boards/include)
+
+set(PICO_PLATFORM ${PICO_PLATFORM} CACHE STRING "PICO Build platform (e.g. rp2040, rp2350, rp2350-riscv,  host)" FORCE)
+set(PICO_PREVIOUS_PLATFORM ${PICO_PLATFORM} CACHE INTERNAL "Saved PICO Build platform")
+
+set(PICO_CMAKE_PRELOAD_PLATFORM_DIR "${CMAKE_CURRENT_LIST_DIR}/preload/platforms" CACHE INTERNAL "")
+set(PICO_CMAKE_PRELOAD_PLATFORM_FILE ${PICO_CMAKE_PRELOAD_PLATFORM_DIR}/${PICO_PLATFORM}.cmake CACHE INTERNAL "")
+include(${PICO_CMAKE_PRELOAD_PLATFORM_FILE})

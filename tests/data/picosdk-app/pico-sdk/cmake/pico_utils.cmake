@@ -1,0 +1,20 @@
+# Small helpers shared by the pre-load scripts.
+function(pico_message param)
+    if (${ARGC} EQUAL 1)
+        message("${param}")
+        return()
+    endif ()
+    message("${param}" "${ARGV1}")
+endfunction()
+
+# pico_find_in_paths(OUT_VAR PATHS_VAR FILE): the first PATHS_VAR folder holding FILE
+function(pico_find_in_paths OUT PATHS NAME)
+    foreach(PATH_ITEM IN LISTS ${PATHS})
+        get_filename_component(PATH_ITEM "${PATH_ITEM}" REALPATH)
+        if (EXISTS "${PATH_ITEM}/${NAME}")
+            set(${OUT} "${PATH_ITEM}/${NAME}" PARENT_SCOPE)
+            return()
+        endif()
+    endforeach()
+    set(${OUT} "" PARENT_SCOPE)
+endfunction()

@@ -1,0 +1,18 @@
+#ifndef _PICO_ERROR_H
+#define _PICO_ERROR_H
+
+enum pico_error_codes {
+    PICO_OK = 0,
+    PICO_ERROR_NONE = 0,
+    PICO_ERROR_TIMEOUT = -1,
+    PICO_ERROR_GENERIC = -2,
+    PICO_ERROR_NO_DATA = -3,
+    PICO_ERROR_NOT_PERMITTED = -4,
+    PICO_ERROR_INVALID_ARG = -5,
+    PICO_ERROR_IO = -6,
+    PICO_ERROR_BADAUTH = -7,
+    PICO_ERROR_CONNECT_FAILED = -8,
+    PICO_ERROR_INSUFFICIENT_RESOURCES = -9,
+};
+
+#endif

@@ -1,0 +1,10 @@
+# everything needed to build for the RP2040
+set(RP2_VARIANT_DIR ${CMAKE_CURRENT_LIST_DIR}/rp2040)
+set(PICO_RP2040 "1" CACHE INTERNAL "")
+set(PICO_RP2350 "0" CACHE INTERNAL "")
+set(PICO_32BIT "1" CACHE INTERNAL "")
+set(PICO_RISCV "0" CACHE INTERNAL "")
+set(PICO_ARM "1" CACHE INTERNAL "")
+set(PICO_DEFAULT_FLASH_SIZE_BYTES "2 * 1024 * 1024")
+
+include(cmake/rp2_common.cmake)
