@@ -67,6 +67,12 @@ want="$want memcpy:libc=libc frame_dummy:crt=GCC runtime"
 [ "$got" = "$want" ] && ok "libraries and groups name the layers (SDK, TinyUSB, lwIP, app with src/motor, runtimes)" ||
 	not_ok "groups:$got (want$want)"
 
+# before the one-time step: no hot block where ld would not put it, but the exact step
+awk '$8 == "tud_task_ext" { print $2, $3 }' "$W/syms.txt" | { read -r a sz; echo "busy-seconds 1"
+	o=0; while [ $o -lt $((sz)) ]; do printf '0x%x\n' $((0x$a + o)); o=$((o + 2)); done; } >"$W/pre.samples"
+check_fails "plan hot before the one-time step is refused, naming it" "xipbench integrate --pico-sdk" \
+	"$XIPBENCH" plan --pico-sdk "$B" --samples "$W/pre.samples" --strategy hot --out "$W/pre-plan"
+
 # 3. the one-time step
 check "integrate --pico-sdk BUILD" "$XIPBENCH" integrate --pico-sdk "$B"
 cp "$XB_WORK/last.out" "$W/integrate.out"
@@ -114,7 +120,7 @@ echo "busy-seconds 1" >"$S"
 for f in _reset_handler runtime_init runtime_run_initializers memcpy memset tud_task_ext dcd_event_handler \
 	ethernet_input ip4_input udp_input icmp_input lwip_standard_chksum inet_chksum pbuf_alloc pbuf_free \
 	pbuf_copy_partial net_glue_poll tud_network_recv_cb ram_fast_sum motor_step pid_update __aeabi_uidiv \
-	hw_endpoint_reset_transfer; do
+	hw_endpoint_reset_transfer __ram_fast_sum_veneer; do
 	awk -v f="$f" '$8 == f { print $2, $3 }' "$W/syms.txt" | while read -r a s; do
 		a=$((0x$a)); [ "$s" -eq 0 ] && s=32; o=0
 		while [ $o -lt "$s" ]; do printf '0x%x\n' $((a + o)); o=$((o + 2)); done
@@ -130,6 +136,11 @@ for st in $STRATEGIES; do
 	cp "$XB_WORK/last.out" "$W/plan-$st.out"
 	check "predict --pico-sdk --layout ($st)" "$XIPBENCH" predict --pico-sdk "$B" --layout "$P" --trace "$T"
 done
+# a sampled stock veneer is no rule (ld never matches rules against its stub sections)
+! grep -q '_veneer' "$W/plan hot/layout.txt" && ! grep -q '__stub' "$W/plan hot/xipbench_hot.ld" &&
+	grep -q '^# veneer 0x' "$W/plan hot/addresses.txt" &&
+	ok "the sampled veneer is in no rule; the relink's veneers are modelled" ||
+	not_ok "a veneer in the hot plan's rules, or none modelled"
 expect "the sram plan keeps the start-up path in flash and says so" "$W/plan-sram.out" \
 	"start-up path .*stay in flash: .*_reset_handler.*runtime_init"
 for st in $STRATEGIES; do
