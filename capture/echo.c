@@ -334,7 +334,14 @@ static void echo_match_reply(xb_echoes *e, const xb_frames *fs, const xb_packet 
 
 void echo_update(xb_echoes *e, const xb_frames *fs)
 {
+	echo_update_until(e, fs, frames_count(fs));
+}
+
+void echo_update_until(xb_echoes *e, const xb_frames *fs, size_t end)
+{
 	size_t n = frames_count(fs), first = n - frames_held(fs);
+	if (end < n)
+		n = end;
 	if (e->seen < first)
 		e->seen = first; /* discarded before they were looked at */
 	for (; e->seen < n; e->seen++) {

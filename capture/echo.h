@@ -69,6 +69,9 @@ void echo_free(xb_echoes *e);
 /* Matches the frames of fs it has not seen yet (call again as fs grows). Frames discarded
  * before it saw them are skipped. */
 void echo_update(xb_echoes *e, const xb_frames *fs);
+/* The same up to frame end (exclusive; at most frames_count): for callers that follow one
+ * frame at a time when a record ends several (CDC-NCM, RNDIS). */
+void echo_update_until(xb_echoes *e, const xb_frames *fs, size_t end);
 
 /* Echoes ever found: indices are absolute (echo_discard does not renumber). */
 size_t echo_count(const xb_echoes *e);

@@ -51,7 +51,7 @@ void frames_free(xb_frames *fs)
 	free(fs->pend);
 	free(fs->dev);
 	free(fs->cfg);
-	free(fs->dec.d);
+	frames_decoded_free(&fs->dec);
 	free(fs);
 }
 

@@ -40,8 +40,10 @@
  *  - RNDIS: REMOTE_NDIS_PACKET_MSG messages one after another, each with one frame at its
  *    DataOffset and DataLength. Zero bytes after the last message are padding.
  *
- * A transfer that breaks its protocol's rules (signatures, indexes or lengths out of
- * range, a loop in the NDP chain, a transfer that ends inside a block or message) counts
+ * A transfer that breaks its protocol's rules (signatures or header lengths, indexes or
+ * lengths out of range, overlapping NDPs or datagrams, a loop or more than 1024 NDPs in
+ * the chain, a table without its zero entry, out-of-band data or per-packet info outside
+ * the message, a transfer that ends inside a block or message) counts
  * once in stats.malformed, and frames_error describes it; the frames found before the
  * fault are kept (as Linux's cdc_ncm and rndis_host deliver them), nothing after it.
  *

@@ -4,6 +4,8 @@
  * first bytes show. */
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "frames_internal.h"
 
@@ -14,12 +16,13 @@
 #define NCM_NDP16_CRC 0x314D434Eu /* "NCM1": each datagram ends with its CRC-32 */
 #define NCM_NDP32 0x306D636Eu     /* "ncm0" */
 #define NCM_NDP32_CRC 0x316D636Eu /* "ncm1" */
-#define NCM_MAX_NDPS 64u          /* NDPs followed in one NTB */
+#define NCM_MAX_NDPS 1024u        /* NDPs followed in one NTB (as Linux's cdc_ncm) */
 #define NCM_CRC 4u
 
 #define RNDIS_PACKET_MSG 1u
 #define RNDIS_HEADER 44u      /* REMOTE_NDIS_PACKET_MSG up to Reserved */
-#define RNDIS_DATA_FROM 8u    /* DataOffset counts from the DataOffset field */
+#define RNDIS_DATA_FROM 8u    /* DataOffset (and the other offsets) count from the
+			       * DataOffset field */
 #define ETH_HEADER 14u
 
 static uint32_t le16(const uint8_t *p)
@@ -48,6 +51,35 @@ static void dgram_add(frames_decoded *o, uint32_t off, uint32_t len)
 {
 	xb_grow(&o->d, &o->cap, o->n + 1, sizeof *o->d);
 	o->d[o->n++] = (frames_dgram){off, len};
+}
+
+void frames_decoded_free(frames_decoded *o)
+{
+	free(o->d);
+	free(o->used);
+	o->d = NULL;
+	o->used = NULL;
+	o->n = o->cap = o->usedcap = 0;
+}
+
+/* The bytes of the block that NCM structures have taken so far: one bit per byte. */
+static void used_clear(frames_decoded *o, uint32_t end)
+{
+	size_t n = ((size_t)end + 7) / 8;
+	xb_grow(&o->used, &o->usedcap, n ? n : 1, 1);
+	memset(o->used, 0, n);
+}
+
+/* Takes bytes [off, off + n) of the block (within the end given to used_clear); 0, or -1
+ * when one of them was already taken (nothing is taken then). */
+static int used_take(frames_decoded *o, uint64_t off, uint64_t n)
+{
+	for (uint64_t i = off; i < off + n; i++)
+		if (o->used[i / 8] & (1u << (i % 8)))
+			return -1;
+	for (uint64_t i = off; i < off + n; i++)
+		o->used[i / 8] |= (uint8_t)(1u << (i % 8));
+	return 0;
 }
 
 /* A signature as text: "NCM0" when printable, else its hexadecimal number. */
@@ -118,13 +150,17 @@ static int ncm_header(const uint8_t *b, uint32_t avail, uint32_t len, ncm_nth *h
 			 "(\"ncmh\") signature", sig_text(s, sig, sizeof sig));
 		return -1;
 	}
+	if (le16(b + 4) != h->hlen) {
+		fault(o, "%s: wHeaderLength %u, not %u", h->name, le16(b + 4), h->hlen);
+		return -1;
+	}
 	return 0;
 }
 
 /* One NDP of the chain at index at, within the block's end bytes (avail captured): its
  * datagrams into o; the next NDP's index, or 0 at the end of the chain or on a fault. */
 static uint64_t ncm_ndp(const uint8_t *b, uint32_t avail, uint32_t end, const ncm_nth *h,
-			uint64_t at, uint64_t *bytes, frames_decoded *o)
+			uint64_t at, frames_decoded *o)
 {
 	char sig[16];
 	uint32_t nhdr = h->w32 ? 16 : 8, ent = h->w32 ? 8 : 4;
@@ -154,17 +190,27 @@ static uint64_t ncm_ndp(const uint8_t *b, uint32_t avail, uint32_t end, const nc
 		      : (h->w32 ? "neither \"ncm0\" nor \"ncm1\"" : "neither \"NCM0\" nor \"NCM1\""));
 		return 0;
 	}
-	uint32_t nlen = le16(p + 4);
+	uint32_t nlen = le16(p + 4), align = h->w32 ? 8 : 4;
 	uint64_t next = h->w32 ? le32(p + 8) : le16(p + 6);
-	if (nlen < nhdr + 2 * ent || nlen % 4) {
-		fault(o, "%s: the NDP at %llu has length %u (%s)", h->name, (unsigned long long)at,
-		      nlen, nlen % 4 ? "not a multiple of 4" : "no room for an entry and the end");
+	if (nlen < nhdr + 2 * ent || nlen % align) {
+		if (nlen % align)
+			fault(o, "%s: the NDP at %llu has length %u, not a multiple of %u", h->name,
+			      (unsigned long long)at, nlen, align);
+		else
+			fault(o, "%s: the NDP at %llu has length %u, less than %u (a datagram "
+				 "and the zero entry)", h->name, (unsigned long long)at, nlen,
+			      nhdr + 2 * ent);
 		return 0;
 	}
 	if (at + nlen > end || at + nlen > avail) {
 		fault(o, "%s: the NDP at %llu (%u bytes) runs past the %s (%u bytes)", h->name,
 		      (unsigned long long)at, nlen, end <= avail ? "block" : "captured bytes",
 		      end <= avail ? end : avail);
+		return 0;
+	}
+	if (used_take(o, at, nlen)) {
+		fault(o, "%s: the NDP at %llu overlaps an earlier NDP or datagram", h->name,
+		      (unsigned long long)at);
 		return 0;
 	}
 	uint32_t n = (nlen - nhdr) / ent;
@@ -191,10 +237,10 @@ static uint64_t ncm_ndp(const uint8_t *b, uint32_t avail, uint32_t end, const nc
 			      (unsigned long long)dl, crc ? " and its CRC" : "");
 			return 0;
 		}
-		*bytes += dl;
-		if (*bytes > end) {
-			fault(o, "%s: the datagrams add up to more than the block (%u bytes): they "
-				 "overlap", h->name, end);
+		if (used_take(o, di, dl)) {
+			fault(o, "%s: datagram %u of the NDP at %llu (%llu bytes at %llu) overlaps "
+				 "an NDP or another datagram", h->name, k, (unsigned long long)at,
+			      (unsigned long long)dl, (unsigned long long)di);
 			return 0;
 		}
 		dgram_add(o, (uint32_t)di, (uint32_t)(dl - crc));
@@ -221,7 +267,9 @@ static void ncm_decode(const uint8_t *b, uint32_t avail, uint32_t len, frames_de
 		fault(o, "%s: no NDP (wNdpIndex 0)", h.name);
 		return;
 	}
-	uint64_t seen[NCM_MAX_NDPS], bytes = 0;
+	used_clear(o, end);
+	used_take(o, 0, h.hlen);
+	uint64_t seen[NCM_MAX_NDPS];
 	size_t nseen = 0;
 	for (uint64_t at = h.ndp; at;) {
 		for (size_t i = 0; i < nseen; i++)
@@ -235,7 +283,7 @@ static void ncm_decode(const uint8_t *b, uint32_t avail, uint32_t len, frames_de
 			return;
 		}
 		seen[nseen++] = at;
-		at = ncm_ndp(b, avail, end, &h, at, &bytes, o);
+		at = ncm_ndp(b, avail, end, &h, at, o);
 	}
 }
 
@@ -309,6 +357,23 @@ static void rndis_decode(const uint8_t *b, uint32_t avail, uint32_t len, frames_
 			      (unsigned long long)dlen);
 			return;
 		}
+		/* out-of-band data and per-packet info: offset, length; nothing when 0 long */
+		static const struct {
+			uint8_t off, len;
+			const char *name;
+		} extra[] = {{16, 20, "out-of-band data"}, {28, 32, "per-packet info"}};
+		for (size_t i = 0; i < 2; i++) {
+			uint64_t xoff = le32(p + extra[i].off), xlen = le32(p + extra[i].len);
+			if (xlen && (xoff + RNDIS_DATA_FROM < RNDIS_HEADER ||
+				     xoff + RNDIS_DATA_FROM + xlen > mlen)) {
+				fault(o, "%s: the %s (offset %llu, length %llu) is %s", what,
+				      extra[i].name, (unsigned long long)xoff,
+				      (unsigned long long)xlen,
+				      xoff + RNDIS_DATA_FROM < RNDIS_HEADER ? "inside the header"
+									    : "past its MessageLength");
+				return;
+			}
+		}
 		dgram_add(o, at + RNDIS_DATA_FROM + (uint32_t)doff, (uint32_t)dlen);
 		at += mlen;
 	}
@@ -350,6 +415,10 @@ void frames_decode(uint8_t proto, const uint8_t *b, uint32_t captured, uint32_t 
 {
 	out->n = 0;
 	out->err[0] = 0;
+	if (len > XB_FRAMES_MAX_FRAME) {
+		fault(out, "a %u-byte transfer is longer than %u bytes", len, XB_FRAMES_MAX_FRAME);
+		return;
+	}
 	uint32_t avail = captured < len ? captured : len;
 	if (proto == XB_FRAMES_PROTO_NCM)
 		ncm_decode(b, avail, len, out);

@@ -62,6 +62,8 @@ typedef struct frames_dgram {
 typedef struct frames_decoded {
 	frames_dgram *d;
 	size_t n, cap;
+	uint8_t *used; /* NCM: the block's bytes taken by the NTH, NDPs and datagrams */
+	size_t usedcap;
 	char err[200]; /* "" when the transfer followed the rules */
 } frames_decoded;
 
@@ -111,5 +113,7 @@ int frames_complete(uint8_t proto, const uint8_t *b, uint32_t captured, uint32_t
  * out (out->err describes the first fault; the frames before it are kept). */
 void frames_decode(uint8_t proto, const uint8_t *b, uint32_t captured, uint32_t len,
 		   frames_decoded *out);
+/* Frees what frames_decode allocated in o (o itself is the caller's). */
+void frames_decoded_free(frames_decoded *o);
 
 #endif

@@ -300,16 +300,17 @@ void tracker_add(xb_tracker *t, const xb_usbrec *r)
 		t->st.now_ns = r->time_ns;
 	size_t frame = frames_count(t->fs);
 	frames_add(t->fs, r);
-	if (frames_count(t->fs) > frame) { /* a record ends at most one frame */
-		echo_update(t->e, t->fs);
+	/* a record ends one CDC-ECM frame, or every frame of an NCM or RNDIS transfer */
+	for (size_t end = frames_count(t->fs); frame < end; frame++) {
+		echo_update_until(t->e, t->fs, frame + 1);
 		slots_track(t);
 		size_t j = echo_last_reply(t->e);
 		if (j != XB_ECHO_NONE)
 			on_reply(t, j, frame);
 	}
-	size_t done = frames_last_done(t->fs);
-	if (done != XB_FRAMES_NONE)
-		on_done(t, done);
+	size_t done = frames_last_done(t->fs), ndone = frames_last_done_count(t->fs);
+	for (size_t i = 0; done != XB_FRAMES_NONE && i < ndone; i++)
+		on_done(t, done + i);
 	expire(t);
 	release(t);
 }

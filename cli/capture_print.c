@@ -62,6 +62,14 @@ static void json_head(const capture_result *c, FILE *f)
 	json_opt_string(f, "warning", frames_warning(c->fs));
 }
 
+static const char *proto_from_name(int from)
+{
+	return from == XB_FRAMES_FROM_DESCRIPTOR ? "from its descriptors"
+	       : from == XB_FRAMES_FROM_PAYLOAD	 ? "from its transfers"
+	       : from == XB_FRAMES_FROM_OPTION	 ? "as --proto says"
+						 : "assumed";
+}
+
 static void text_head(const capture_result *c, FILE *f)
 {
 	xb_frames_stats st;
@@ -77,14 +85,19 @@ static void text_head(const capture_result *c, FILE *f)
 	for (size_t i = 0; i < frames_device_count(c->fs); i++) {
 		const xb_frames_device *d = frames_device(c->fs, i);
 		fprintf(f, "device       bus %u device %u: ", d->bus, d->device);
-		if (d->ecm == 1)
-			fprintf(f, "CDC-ECM, IN 0x%02x OUT 0x%02x (%u/%u-byte packets)",
-				d->in_endpoint, d->out_endpoint, d->in_max_packet,
-				d->out_max_packet);
+		if (d->proto == XB_FRAMES_PROTO_AUTO || d->proto == XB_FRAMES_PROTO_NONE)
+			fputs(d->proto == XB_FRAMES_PROTO_NONE ? "no network function"
+							       : "no descriptors in the capture",
+			      f);
 		else
-			fputs(d->ecm == 0 ? "not CDC-ECM" : "no descriptors in the capture", f);
-		fprintf(f, "; %" PRIu64 " frames out, %" PRIu64 " in\n", d->frames_out,
-			d->frames_in);
+			fprintf(f, "%s (%s)", frames_proto_name(d->proto), proto_from_name(d->proto_from));
+		if (d->in_endpoint || d->out_endpoint)
+			fprintf(f, ", IN 0x%02x OUT 0x%02x (%u/%u-byte packets)", d->in_endpoint,
+				d->out_endpoint, d->in_max_packet, d->out_max_packet);
+		fprintf(f, "; %" PRIu64 " frames out, %" PRIu64 " in", d->frames_out, d->frames_in);
+		if (d->malformed)
+			fprintf(f, ", %" PRIu64 " malformed transfers", d->malformed);
+		fputc('\n', f);
 	}
 	fprintf(f,
 		"frames       %" PRIu64 " out (%" PRIu64 " bytes), %" PRIu64 " in (%" PRIu64
@@ -162,7 +175,8 @@ void capture_print_frames(const capture_result *c, int json, FILE *f)
 	for (size_t i = 0; i < frames_device_count(c->fs); i++) {
 		const xb_frames_device *d = frames_device(c->fs, i);
 		fprintf(f,
-			"%s{\"bus\": %u, \"device\": %u, \"ecm\": %s, \"in_endpoint\": \"0x%02x\", "
+			"%s{\"bus\": %u, \"device\": %u, \"ecm\": %s, \"proto\": \"%s\", "
+			"\"proto_from\": \"%s\", \"malformed\": %" PRIu64 ", \"in_endpoint\": \"0x%02x\", "
 			"\"out_endpoint\": \"0x%02x\", \"in_max_packet\": %u, \"out_max_packet\": "
 			"%u, "
 			"\"frames_out\": %" PRIu64 ", \"frames_in\": %" PRIu64 "}",
@@ -170,7 +184,16 @@ void capture_print_frames(const capture_result *c, int json, FILE *f)
 			d->ecm == 1   ? "true"
 			: d->ecm == 0 ? "false"
 				      : "null",
-			d->in_endpoint, d->out_endpoint, d->in_max_packet, d->out_max_packet,
+			d->proto == XB_FRAMES_PROTO_ECM	    ? "ecm"
+			: d->proto == XB_FRAMES_PROTO_NCM   ? "ncm"
+			: d->proto == XB_FRAMES_PROTO_RNDIS ? "rndis"
+			: d->proto == XB_FRAMES_PROTO_NONE  ? "none"
+							    : "unknown",
+			d->proto_from == XB_FRAMES_FROM_DESCRIPTOR ? "descriptor"
+			: d->proto_from == XB_FRAMES_FROM_PAYLOAD  ? "payload"
+			: d->proto_from == XB_FRAMES_FROM_OPTION   ? "option"
+								   : "none",
+			d->malformed, d->in_endpoint, d->out_endpoint, d->in_max_packet, d->out_max_packet,
 			d->frames_out, d->frames_in);
 	}
 	fputs("], \"frames\": [", f);

@@ -16,7 +16,7 @@ enum capture_report { REPORT_FRAMES, REPORT_TURNAROUND, REPORT_RATE };
 
 typedef struct capture_options {
 	const char *pcap, *iface, *write_to;
-	const char *device, *bus, *max_packet;
+	const char *device, *bus, *max_packet, *proto;
 	const char *nonce_offset, *nonce_len, *udp_port;
 	const char *rates, *step_ms, *gap_ms, *passes, *start;
 	const char *duration, *count, *report;
@@ -111,6 +111,7 @@ static int capture_parse(const char *cmd, int argc, char **argv, capture_options
 		OPT_DEVICE,
 		OPT_BUS,
 		OPT_MAX_PACKET,
+		OPT_PROTO,
 		OPT_NONCE_OFFSET,
 		OPT_NONCE_LEN,
 		OPT_UDP_PORT,
@@ -131,6 +132,7 @@ static int capture_parse(const char *cmd, int argc, char **argv, capture_options
 		{"device", required_argument, NULL, OPT_DEVICE},
 		{"bus", required_argument, NULL, OPT_BUS},
 		{"max-packet", required_argument, NULL, OPT_MAX_PACKET},
+		{"proto", required_argument, NULL, OPT_PROTO},
 		{"nonce-offset", required_argument, NULL, OPT_NONCE_OFFSET},
 		{"nonce-len", required_argument, NULL, OPT_NONCE_LEN},
 		{"udp-port", required_argument, NULL, OPT_UDP_PORT},
@@ -157,6 +159,7 @@ static int capture_parse(const char *cmd, int argc, char **argv, capture_options
 		case OPT_DEVICE: o->device = optarg; break;
 		case OPT_BUS: o->bus = optarg; break;
 		case OPT_MAX_PACKET: o->max_packet = optarg; break;
+		case OPT_PROTO: o->proto = optarg; break;
 		case OPT_NONCE_OFFSET: o->nonce_offset = optarg; break;
 		case OPT_NONCE_LEN: o->nonce_len = optarg; break;
 		case OPT_UDP_PORT: o->udp_port = optarg; break;
@@ -241,6 +244,13 @@ static int capture_options_to(const char *cmd, const capture_options *o, xb_fram
 		if (v == 0)
 			return cli_usage_error(cmd, "--max-packet needs 1 to 1024 bytes");
 		fo->max_packet = (uint32_t)v;
+	}
+	if (rc == XB_EXIT_OK && o->proto) {
+		int pr = frames_proto_parse(o->proto);
+		if (pr < 0)
+			return cli_usage_error(cmd, "--proto: '%s' is not auto, ecm, ncm or rndis",
+					       o->proto);
+		fo->proto = pr;
 	}
 	if (rc == XB_EXIT_OK && o->nonce_offset &&
 	    !(rc = parse_uint(cmd, "--nonce-offset", o->nonce_offset, 65535, &v)))
@@ -450,6 +460,8 @@ const xb_command cmd_capture = {
 		"  --bus N             only this bus\n"
 		"  --max-packet N      wMaxPacketSize of the bulk endpoints (default: from the\n"
 		"                      descriptors in the capture, else 64)\n"
+		"  --proto P           how the device frames Ethernet: auto (default: from the\n"
+		"                      descriptors, else the transfers), ecm, ncm or rndis\n"
 		"  --nonce-offset N    UDP: where the nonce starts in the payload (default 0)\n"
 		"  --nonce-len N       UDP: nonce bytes, 1 to 16 (default 8)\n"
 		"  --udp-port N        UDP: requests go to this port (default: any)\n"
