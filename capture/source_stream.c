@@ -18,6 +18,9 @@ xb_capture_source *capture_open_stream(int fd, const char *name, xb_err *err)
 		close(fd);
 		return NULL;
 	}
+	/* unbuffered, before libpcap reads: records that stdio had read ahead would wait
+	 * unseen by a caller that polls the descriptor (a quiet stream's last records) */
+	setvbuf(f, NULL, _IONBF, 0);
 	return capture_pcap_offline(&capture_stream_ops, f, name, err);
 }
 

@@ -179,7 +179,7 @@ static int sim_check_modes(const char *cmd, int mode, const sim_options *o)
 		{o->size != NULL, "--size", RM}, {o->interval_ms != NULL, "--interval-ms", RM},
 		{o->udp_size != NULL, "--udp-size", RM}, {o->usb, "--usb", SIM_RUN},
 		{o->link_timeout != NULL, "--link-timeout", RM}, {o->pcap != NULL, "--pcap", RS},
-		{o->peer_ip != NULL, "--peer-ip", RS}, {o->device_ip != NULL, "--device-ip", ALL},
+		{o->peer_ip != NULL, "--peer-ip", ALL}, {o->device_ip != NULL, "--device-ip", ALL},
 		{o->seconds != NULL, "--seconds", ALL}, {o->udp_port != NULL, "--udp-port", ALL},
 		{o->probe_socket != NULL, "--probe-socket", SIM_SERVE},
 		{o->tap != NULL, "--tap", SIM_SERVE}, {o->netns != NULL, "--netns", SIM_SERVE},
@@ -188,6 +188,7 @@ static int sim_check_modes(const char *cmd, int mode, const sim_options *o)
 		{o->socket != NULL, "--socket", SIM_MEASURE}, {o->probe != NULL, "--probe", SIM_MEASURE},
 		{o->capture != NULL, "--capture", SIM_MEASURE},
 		{o->netif != NULL, "--netif", SIM_MEASURE},
+		{o->usb_id != NULL, "--usb-id", SIM_MEASURE},
 	};
 	for (size_t i = 0; i < sizeof opts / sizeof *opts; i++) {
 		if (!opts[i].given || (opts[i].modes & mode))
@@ -207,7 +208,7 @@ static int sim_parse(const char *cmd, int mode, int argc, char **argv, sim_optio
 	       OPT_INTERVAL, OPT_SIZE, OPT_UDP, OPT_SECONDS, OPT_UDP_PORT, OPT_UDP_SIZE, OPT_PCAP,
 	       OPT_USB, OPT_PEER_IP, OPT_DEVICE_IP, OPT_LINK_TIMEOUT, OPT_PROBE_SOCKET, OPT_TAP,
 	       OPT_NETNS, OPT_NETNS_CREATE, OPT_TAP_IP, OPT_SOCKET, OPT_PROBE, OPT_CAPTURE,
-	       OPT_NETIF };
+	       OPT_NETIF, OPT_USB_ID };
 	static const struct option longopts[] = {
 		{"elf", required_argument, NULL, OPT_ELF},
 		{"uf2", required_argument, NULL, OPT_UF2},
@@ -243,6 +244,7 @@ static int sim_parse(const char *cmd, int mode, int argc, char **argv, sim_optio
 		{"probe", required_argument, NULL, OPT_PROBE},
 		{"capture", required_argument, NULL, OPT_CAPTURE},
 		{"netif", required_argument, NULL, OPT_NETIF},
+		{"usb-id", required_argument, NULL, OPT_USB_ID},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -285,6 +287,7 @@ static int sim_parse(const char *cmd, int mode, int argc, char **argv, sim_optio
 		case OPT_PROBE: o->probe = optarg; break;
 		case OPT_CAPTURE: o->capture = optarg; break;
 		case OPT_NETIF: o->netif = optarg; break;
+		case OPT_USB_ID: o->usb_id = optarg; break;
 		case 'h': cli_print_usage(cmd, stdout); return -1;
 		case ':': return cli_usage_error(cmd, "%s needs a value", argv[optind - 1]);
 		default: return cli_usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
@@ -429,7 +432,8 @@ const xb_command cmd_sim = {
 		"                          [--pcap FILE|-] [--seconds S]\n"
 		"                          [--tap NAME (--netns NS | --netns-create) [--tap-ip ADDR/LEN]]\n"
 		"       xipbench sim measure --elf FILE (--socket PATH | --probe SERIAL) [--capture SRC]\n"
-		"                          [--device-ip ADDR] [--netif NAME] [--ping N] [--udp RATE]\n"
+		"                          [--device-ip ADDR] [--peer-ip ADDR] [--netif NAME]\n"
+		"                          [--usb-id VID:PID] [--ping N] [--udp RATE]\n"
 		"\n"
 		"sim run runs a firmware image on the virtual Pico (an RP2040 with its XIP cache,\n"
 		"timers, UART0, USB controller and a small bootrom of its own) in virtual time, then\n"
@@ -494,7 +498,10 @@ const xb_command cmd_sim = {
 		"  --capture SRC     the usbmon records: usbmonN, a pcap fifo, - (standard input)\n"
 		"  --device-ip ADDR  the board's address (default: found on the board's interface,\n"
 		"                    else 192.0.2.1)\n"
+		"  --peer-ip ADDR    the host's address the traffic leaves from (default: the\n"
+		"                    kernel's choice)\n"
 		"  --netif NAME      the board's interface (default: found in sysfs by USB IDs)\n"
+		"  --usb-id VID:PID  the board's USB IDs, in hex (default 1209:0001)\n"
 		"  --ping N          pings (default 300; 0 with --udp: none), --interval-ms, --size\n"
 		"  --udp RATE        then UDP echoes at RATE/s for --seconds S (--udp-size, --udp-port)\n"
 		"  --link-timeout MS how long to wait for the probe and the network (default 10000)\n"

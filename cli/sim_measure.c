@@ -7,6 +7,7 @@
  * tests/integration/test_tap.sh. */
 #include "sim_net.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <poll.h>
 #include <stdlib.h>
@@ -25,6 +26,7 @@ typedef struct measure_args {
 	uint32_t rate;      /* --udp (0: none) */
 	double interval_ms, seconds, wait_ms;
 	uint16_t port;
+	uint16_t usb_vid, usb_pid; /* --usb-id (0: the bench's default) */
 } measure_args;
 
 static int measure_count(const char *cmd, const char *opt, const char *s, unsigned lo,
@@ -35,6 +37,25 @@ static int measure_count(const char *cmd, const char *opt, const char *s, unsign
 		return cli_usage_error(cmd, "%s needs a number from %u to %u (got '%s')", opt, lo, hi, s);
 	*out = (unsigned)v;
 	return XB_EXIT_OK;
+}
+
+/* "VID:PID", each 1 to 4 hex digits, neither 0. */
+static int measure_usb_id(const char *s, uint16_t *vid, uint16_t *pid)
+{
+	unsigned long v[2];
+	const char *p = s;
+	for (int i = 0; i < 2; i++) {
+		char *end;
+		if (!isxdigit((unsigned char)*p))
+			return -1;
+		v[i] = strtoul(p, &end, 16);
+		if (end - p > 4 || !v[i] || *end != (i ? '\0' : ':'))
+			return -1;
+		p = end + 1;
+	}
+	*vid = (uint16_t)v[0];
+	*pid = (uint16_t)v[1];
+	return 0;
 }
 
 static int measure_parse(const char *cmd, const sim_options *o, measure_args *a)
@@ -78,9 +99,16 @@ static int measure_parse(const char *cmd, const sim_options *o, measure_args *a)
 	if (o->link_timeout && sim_parse_positive(o->link_timeout, 3600e3, &a->wait_ms))
 		return cli_usage_error(cmd, "--link-timeout needs milliseconds above 0 (got '%s')",
 				       o->link_timeout);
-	uint8_t ip[4];
+	uint8_t ip[4], host[4];
 	if (o->device_ip && sim_parse_ipv4(o->device_ip, ip))
 		return cli_usage_error(cmd, "--device-ip needs an IPv4 address (got '%s')", o->device_ip);
+	if (o->peer_ip && sim_parse_ipv4(o->peer_ip, host))
+		return cli_usage_error(cmd, "--peer-ip needs an IPv4 address (got '%s')", o->peer_ip);
+	if (o->device_ip && o->peer_ip && memcmp(ip, host, 4) == 0)
+		return cli_usage_error(cmd, "the peer and the device need different addresses");
+	if (o->usb_id && measure_usb_id(o->usb_id, &a->usb_vid, &a->usb_pid))
+		return cli_usage_error(cmd, "--usb-id needs VID:PID in hex, e.g. 2e8a:000a (got '%s')",
+				       o->usb_id);
 	if ((o->seconds || o->udp_size || o->udp_port) && !o->udp)
 		return cli_usage_error(cmd, "--seconds, --udp-size and --udp-port go with --udp");
 	if ((o->size || o->interval_ms) && !a->plan.pings)
@@ -212,6 +240,9 @@ int sim_measure(const char *cmd, const sim_options *o)
 	so.probe.serial = o->probe;
 	so.probe.capture = o->capture;
 	so.probe.device_ip = o->device_ip;
+	so.probe.host_ip = o->peer_ip;
+	so.probe.usb_vid = a.usb_vid;
+	so.probe.usb_pid = a.usb_pid;
 	so.probe.udp_port = a.port;
 	so.probe.netif = o->netif;
 	so.flash = 0;  /* the board runs its image already */

@@ -24,7 +24,7 @@ typedef struct sim_options {
 	const char *tap, *netns, *tap_ip; /* the TAP interface, its namespace, its address */
 	int netns_create;
 	/* sim measure */
-	const char *socket, *probe, *capture, *netif;
+	const char *socket, *probe, *capture, *netif, *usb_id;
 } sim_options;
 
 /* 1 when `sim run` needs the USB host and the network peer. */

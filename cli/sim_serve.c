@@ -305,6 +305,8 @@ int sim_serve(const char *cmd, const sim_options *o)
 		memcpy(peer_ip, defaults.ip, 4);
 	if (!o->device_ip)
 		memcpy(device_ip, defaults.device_ip, 4);
+	if (memcmp(peer_ip, device_ip, 4) == 0)
+		return cli_usage_error(cmd, "the peer and the device need different addresses");
 	xb_target t;
 	if (cli_load_target(cmd, o->target, &t))
 		return XB_EXIT_FAIL;

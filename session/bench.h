@@ -41,7 +41,7 @@ typedef struct xb_bench_state {
 	uint64_t dropped_ns;  /* virtual: board time given up because the host was too slow */
 	uint64_t now_ns;      /* the bench clock */
 	int net_ready;        /* the link is up and the device answers ARP */
-	char net[96];         /* "USB configured, CDC-ECM up, link up, ARP resolved" */
+	char net[160];        /* "USB configured, CDC-ECM up, link up, ARP resolved" */
 	int core;             /* 0 running (or asleep), 1 halted, 2 locked up */
 	uint64_t records_lost;/* usbmon records the bench could not hand over (queue full) */
 	int probe_served;     /* virtual: a client is connected to the probe socket */
@@ -148,6 +148,8 @@ typedef struct xb_probe_bench_options {
 				 * NULL: none (no turnaround; rates and loss from the sockets) */
 	const char *device_ip;  /* the board's address; NULL: found on the board's interface
 				 * (bench_board_ip's rule), else 192.0.2.1 */
+	const char *host_ip;    /* the host's address: the sockets are bound to it, so that
+				 * the traffic leaves from it (NULL: the kernel's choice) */
 	uint16_t udp_port;      /* its UDP echo port (default 7) */
 	const char *udp_target; /* HOST:PORT to send UDP echoes to instead (a forwarder such
 				 * as `sim serve --udp-port`); ICMP then goes nowhere */

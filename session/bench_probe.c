@@ -50,6 +50,8 @@ typedef struct bench_probe {
 	int cap_failed;
 	int udp_fd;
 	struct sockaddr_in udp_to, icmp_to;
+	struct sockaddr_in from; /* --peer-ip: the host's address the sockets are bound to */
+	int have_from;
 	uint16_t udp_local_port;
 	/* ICMP */
 	int icmp_mode;
@@ -63,7 +65,7 @@ typedef struct bench_probe {
 	char netif[IF_NAMESIZE];
 	int netif_up;
 	uint64_t netif_read_ns;
-	char net[96];
+	char net[160];
 } bench_probe;
 
 static bench_probe *P(xb_bench *b)
@@ -161,9 +163,21 @@ static int icmp_socket(bench_probe *p, uint16_t id, xb_report *rep)
 		return -1;
 	}
 	struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons(id)};
+	if (p->have_from)
+		a.sin_addr = p->from.sin_addr;
 	pb_icmp *c = &p->icmp[p->nicmp++];
 	/* another socket holding the identifier: the kernel picks one (replies still come) */
 	c->bound = bind(fd, (struct sockaddr *)&a, sizeof a) == 0;
+	if (!c->bound && p->have_from) {
+		a.sin_port = 0;
+		if (bind(fd, (struct sockaddr *)&a, sizeof a) != 0) {
+			report_fail(rep, XB_STATUS_TRAFFIC_FAILED, "ICMP socket on %s: %s",
+				    inet_ntoa(a.sin_addr), strerror(errno));
+			close(fd);
+			p->nicmp--;
+			return -1;
+		}
+	}
 	c->id = id;
 	c->fd = fd;
 	return fd;
@@ -684,6 +698,12 @@ static void icmp_open(bench_probe *p, const xb_probe_bench_options *o)
 	}
 	int dgram_errno = errno;
 	fd = socket(AF_INET, SOCK_RAW | SOCK_NONBLOCK | SOCK_CLOEXEC, IPPROTO_ICMP);
+	if (fd >= 0 && p->have_from && bind(fd, (struct sockaddr *)&p->from, sizeof p->from) != 0) {
+		snprintf(p->icmp_why, sizeof p->icmp_why, "raw ICMP socket on %s: %s",
+			 inet_ntoa(p->from.sin_addr), strerror(errno));
+		close(fd);
+		return;
+	}
 	if (fd >= 0) {
 		p->icmp_mode = PB_ICMP_RAW;
 		p->icmp[0] = (pb_icmp){.fd = fd, .bound = 1};
@@ -729,7 +749,23 @@ xb_bench *bench_probe_open(const xb_probe_bench_options *o, xb_report *rep)
 		pb_close(&p->base);
 		return NULL;
 	}
+	if (o->host_ip) {
+		p->from = (struct sockaddr_in){.sin_family = AF_INET};
+		if (inet_pton(AF_INET, o->host_ip, &p->from.sin_addr) != 1) {
+			report_fail(rep, XB_STATUS_BAD_ARGUMENT, "'%s' is not an IPv4 address", o->host_ip);
+			pb_close(&p->base);
+			return NULL;
+		}
+		p->have_from = 1;
+	}
 	p->udp_fd = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (p->udp_fd >= 0 && p->have_from &&
+	    bind(p->udp_fd, (struct sockaddr *)&p->from, sizeof p->from) != 0) {
+		report_fail(rep, XB_STATUS_BAD_ARGUMENT, "%s is not an address of this host: %s",
+			    o->host_ip, strerror(errno));
+		pb_close(&p->base);
+		return NULL;
+	}
 	if (p->udp_fd >= 0 && connect(p->udp_fd, (struct sockaddr *)&p->udp_to, sizeof p->udp_to) != 0) {
 		close(p->udp_fd);
 		p->udp_fd = -1;

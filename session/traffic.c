@@ -393,10 +393,13 @@ static void sweep_result(xb_session *s)
 	if (!t->rates)
 		return;
 	qsort(t->sw_ev, t->sw_n, sizeof *t->sw_ev, cmp_sweep_event);
+	/* the echoes' times are the capture's clock: the virtual bench's is the session's;
+	 * a real one's (live usbmon: the epoch; sim serve's stream: the board's) is not, and
+	 * the first pass starts at its first request, which goes out at the step's start */
 	xb_rate_plan plan = {.rates = t->rates, .nrates = t->nrates,
 			     .step_ns = (uint64_t)llround(t->step_s * SS_NS),
 			     .gap_ns = (uint64_t)llround(t->gap_s * SS_NS), .passes = t->passes,
-			     .start_ns = t->sweep_start};
+			     .start_ns = s->is_virtual ? t->sweep_start : 0};
 	xb_rate_counter *rc = rate_counter_new(&plan, NULL);
 	if (!rc)
 		return;

@@ -5,8 +5,13 @@
  * first or second host of a wider subnet, /32 refused) and the neighbours of a fake
  * /proc/net/arp; the probe bench's pings to 127.0.0.1 through whatever ICMP socket the
  * system allows (a datagram socket, or a raw one as root: its checksum must be right);
+ * which ICMP socket it takes (as root, in network namespaces of the test's own with
+ * net.ipv4.ping_group_range set each way, as root and as another user: datagram, raw,
+ * none with the sysctl that allows them), its sockets bound to the host address asked for;
  * and the messages of a live usbmon capture for each missing piece, checked against fake
- * root folders (module, bus, device node without debugfs, permission, all there). */
+ * root folders (module, bus, device node without debugfs, permission, all there); a pcap
+ * stream (sim serve --pcap - piped to sim measure --capture -) whose every record is seen
+ * by poll on its descriptor, none held back in a read-ahead buffer. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -15,10 +20,17 @@
 #include <cmocka.h>
 
 #include <errno.h>
+#include <grp.h>
+#include <net/if.h>
+#include <poll.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -265,6 +277,132 @@ static void test_pings_to_loopback(void **state)
 	b->ops->close(b);
 }
 
+/* ---- Which ICMP socket ---- */
+
+enum { CHOICE_DGRAM, CHOICE_RAW, CHOICE_NONE };
+
+/* Opens the probe bench towards 127.0.0.1 (its sockets bound to 127.0.0.1), checks the
+ * ICMP socket it took and pings through it. 0, or the number of the step that failed. */
+static int choice_check(int want)
+{
+	static const char *const text[] = {"pings: datagram socket", "pings: raw socket",
+					   "no pings"};
+	xb_probe_bench_options o = {.device_ip = "127.0.0.1", .host_ip = "127.0.0.1",
+				    .usb_vid = 0xffff, .usb_pid = 0xffff};
+	xb_report rep;
+	report_clear(&rep);
+	xb_bench *b = bench_probe_open(&o, &rep);
+	if (!b)
+		return 10;
+	xb_bench_state st;
+	b->ops->state(b, &st);
+	if (!strstr(st.net, text[want])) {
+		fprintf(stderr, "# wanted '%s': %s\n", text[want], st.net);
+		b->ops->close(b);
+		return 11;
+	}
+	uint8_t data[32];
+	for (int i = 0; i < 32; i++)
+		data[i] = (uint8_t)(0xA0 + i);
+	int rc = b->ops->send_ping(b, 0, 0x7862, 3, data, sizeof data, &rep);
+	if (want == CHOICE_NONE) {
+		/* why, and what allows them */
+		rc = rc == -1 && strstr(rep.msg, "net.ipv4.ping_group_range") &&
+		     strstr(rep.msg, "`sudo sysctl -w net.ipv4.ping_group_range=\"0 2147483647\"`") &&
+		     strstr(rep.msg, "root") ? 0 : 12;
+		if (rc)
+			fprintf(stderr, "# %s\n", rep.msg);
+		b->ops->close(b);
+		return rc;
+	}
+	if (rc != 0) {
+		fprintf(stderr, "# %s\n", rep.msg);
+		b->ops->close(b);
+		return 13;
+	}
+	int got = 0;
+	for (int tries = 0; tries < 200 && !got; tries++) {
+		xb_bench_reply r[4];
+		size_t n = b->ops->read_replies(b, r, 4);
+		for (size_t i = 0; i < n; i++)
+			got |= r[i].kind == 1 && r[i].id == 0x7862 && r[i].seq == 3 && r[i].len == 32 &&
+			       memcmp(r[i].data, data, 32) == 0;
+		struct timespec t = {0, 5000000};
+		nanosleep(&t, NULL);
+	}
+	b->ops->close(b);
+	return got ? 0 : 14;
+}
+
+/* In a network namespace of its own (this process is a child): lo up, the group range,
+ * then user uid (-1: stay root). 0, 77 without a namespace, else the failed step. */
+static int choice_child(const char *range, int uid, int want)
+{
+	if (unshare(CLONE_NEWNET) != 0)
+		return 77;
+	int s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	struct ifreq r;
+	memset(&r, 0, sizeof r);
+	snprintf(r.ifr_name, sizeof r.ifr_name, "lo");
+	if (s < 0 || ioctl(s, SIOCGIFFLAGS, &r) != 0)
+		return 2;
+	r.ifr_flags |= IFF_UP;
+	if (ioctl(s, SIOCSIFFLAGS, &r) != 0)
+		return 3;
+	close(s);
+	/* /proc/sys/net is the namespace's of the process that opens it */
+	FILE *f = fopen("/proc/sys/net/ipv4/ping_group_range", "w");
+	if (!f)
+		return 4;
+	int bad = fprintf(f, "%s\n", range) < 0;
+	if (fclose(f) != 0 || bad)
+		return 4;
+	if (uid >= 0 && (setgroups(0, NULL) != 0 || setgid((gid_t)uid) != 0 || setuid((uid_t)uid) != 0))
+		return 5;
+	return choice_check(want);
+}
+
+static void choice(const char *range, int uid, int want)
+{
+	fflush(NULL);
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0)
+		_exit(choice_child(range, uid, want));
+	int st = 0;
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFEXITED(st));
+	if (WEXITSTATUS(st) == 77)
+		skip(); /* no network namespaces here */
+	if (WEXITSTATUS(st) != 0)
+		fail_msg("ping_group_range \"%s\", uid %d: step %d failed", range, uid,
+			 WEXITSTATUS(st));
+}
+
+static void test_icmp_socket_choice(void **state)
+{
+	(void)state;
+	if (geteuid() != 0) {
+		/* a user: a datagram socket when this host's range has the group, else none */
+		char line[64] = "";
+		FILE *f = fopen("/proc/sys/net/ipv4/ping_group_range", "r");
+		long lo = 1, hi = 0;
+		if (f && fgets(line, sizeof line, f))
+			sscanf(line, "%ld %ld", &lo, &hi);
+		if (f)
+			fclose(f);
+		long g = (long)getgid();
+		assert_int_equal(choice_check(g >= lo && g <= hi ? CHOICE_DGRAM : CHOICE_NONE), 0);
+		skip(); /* the rest needs root */
+	}
+	choice("0 2147483647", -1, CHOICE_DGRAM);  /* root, allowed: the datagram socket */
+	choice("1 0", -1, CHOICE_RAW);             /* root, none allowed: a raw socket */
+	choice("0 2147483647", 65534, CHOICE_DGRAM); /* a user, allowed: datagram */
+	choice("65534 65534", 65534, CHOICE_DGRAM);  /* exactly its group */
+	choice("1 0", 65534, CHOICE_NONE);         /* a user, not allowed: none, and why */
+	choice("0 1000", 65534, CHOICE_NONE);
+}
+
 /* ---- usbmon ---- */
 
 static void fresh_root(const char *name, char *root, size_t cap)
@@ -331,6 +469,69 @@ static void test_usbmon_messages(void **state)
 	assert_int_equal(capture_live_check("usbmon0", root, 4242, &err), 0);
 }
 
+/* ---- A pcap stream ---- */
+
+static void le(uint8_t *p, uint32_t v, int n)
+{
+	for (int i = 0; i < n; i++)
+		p[i] = (uint8_t)(v >> 8 * i);
+}
+
+/* Record i of a link type 220 stream: at 1 s + i us, 64 bytes. */
+static size_t stream_record(uint8_t *p, unsigned i)
+{
+	le(p, 1, 4);
+	le(p + 4, i, 4);
+	le(p + 8, 64, 4);
+	le(p + 12, 64, 4);
+	memset(p + 16, (int)i, 64);
+	return 16 + 64;
+}
+
+static void test_stream_record_by_record(void **state)
+{
+	(void)state;
+	int fds[2];
+	assert_int_equal(pipe(fds), 0);
+	uint8_t buf[24 + 3 * 80];
+	le(buf, 0xa1b2c3d4u, 4);
+	le(buf + 4, 2, 2);
+	le(buf + 6, 4, 2);
+	le(buf + 8, 0, 4);
+	le(buf + 12, 0, 4);
+	le(buf + 16, 65535, 4);
+	le(buf + 20, 220, 4);
+	size_t n = 24;
+	n += stream_record(buf + n, 0);
+	n += stream_record(buf + n, 1);
+	assert_int_equal(write(fds[1], buf, n), (ssize_t)n); /* the header and two records */
+	xb_err err;
+	xb_capture_source *s = capture_open_stream(fds[0], "pipe", &err);
+	assert_non_null(s);
+	int fd = capture_fd(s);
+	assert_true(fd >= 0);
+	xb_capture_record r;
+	for (unsigned i = 0; i < 2; i++) {
+		/* the record is there for poll: not read ahead into a buffer poll cannot see */
+		struct pollfd pf = {.fd = fd, .events = POLLIN};
+		assert_int_equal(poll(&pf, 1, 0), 1);
+		assert_int_equal(capture_next(s, &r, &err), XB_CAPTURE_RECORD);
+		assert_int_equal(r.time_ns, 1000000000u + 1000u * i);
+		assert_int_equal(r.caplen, 64);
+		assert_int_equal(r.data[0], i);
+	}
+	struct pollfd pf = {.fd = fd, .events = POLLIN};
+	assert_int_equal(poll(&pf, 1, 0), 0); /* nothing more yet */
+	n = stream_record(buf, 2);
+	assert_int_equal(write(fds[1], buf, n), (ssize_t)n);
+	assert_int_equal(poll(&pf, 1, 0), 1);
+	assert_int_equal(capture_next(s, &r, &err), XB_CAPTURE_RECORD);
+	assert_int_equal(r.data[0], 2);
+	close(fds[1]);
+	assert_int_equal(capture_next(s, &r, &err), XB_CAPTURE_END);
+	capture_close(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -338,7 +539,9 @@ int main(void)
 		cmocka_unit_test(test_board_ip_rule),
 		cmocka_unit_test(test_neighbours),
 		cmocka_unit_test(test_pings_to_loopback),
+		cmocka_unit_test(test_icmp_socket_choice),
 		cmocka_unit_test(test_usbmon_messages),
+		cmocka_unit_test(test_stream_record_by_record),
 	};
 	return cmocka_run_group_tests(tests, testdir_setup, testdir_teardown);
 }
