@@ -88,7 +88,11 @@ The workbench shows where the core spends its time (PC samples per library, func
 answers (turnaround, echo rate, XIP misses per echo), live, with pings and UDP echoes
 running. With
 .B \-\-elf
-it runs another image; with
+it runs another image, with
+.B \-\-zephyr
+or
+.B \-\-pico\-sdk
+the image of a build folder (relinked with the folder's own command); with
 .B \-\-bench probe
 it works on a real board behind a CMSIS-DAP probe.
 .PP
@@ -97,7 +101,7 @@ In the workbench the study's loop is one key: record the planning profile
 edit the pending layout in the layout panel (functions to SRAM, into the hot block,
 coloured, pinned; presets from the planners; budgets; undo), then
 .B R
-relinks it (the demo firmware's Makefile, or
+relinks it (the demo firmware's Makefile, the build folder's command, or
 .BR \-\-build\-command ),
 verifies every function's address against the plan before anything is flashed, flashes
 the board in place, measures it by the study's method and records the run in the history
@@ -106,8 +110,9 @@ verification keeps the last good image running.
 .B xipbench demo
 plays the study step by step with captions whose figures are the measured ones.
 .PP
-The batch commands (info, plan, predict, verify, cache, sim, capture, probe, experiment,
-report) are
+The batch commands (info, plan, predict, verify, integrate, cache, sim, capture, probe,
+experiment, report; sim serve can put the virtual host's Ethernet on a TAP interface in a
+network namespace, sim measure measures a board from outside) are
 described by
 .B xipbench
 .I command
