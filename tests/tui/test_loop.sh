@@ -36,7 +36,7 @@ wait_for 180 pane_matches loop 'planning profile of stock: [0-9]+ PC samples and
 	ok "loop: P records the planning profile (samples and a fetch trace)" ||
 	{ not_ok "loop: no planning profile"; pane loop | sed 's/^/# /' | tail -n 5; }
 keys loop ":preset colour" Enter
-wait_for 20 pane_has loop "the colour preset fills the pending layout" &&
+wait_for 120 pane_has loop "the colour preset fills the pending layout" &&
 	ok "loop: the preset fills the pending layout" || not_ok "loop: the preset"
 pred=$(plain loop | sed -n 's/^ *pending  *[^ ]*  *\([0-9][0-9.]*\) .*/\1/p' | head -n 1)
 hot=$(plain loop | sed -n 's/^ *\([0-9][0-9]*\) hot .*/\1/p' | head -n 1)
@@ -118,7 +118,7 @@ keys zl 6
 keys zl P
 wait_for 180 pane_matches zl 'planning profile of stock: [0-9]+ PC samples' || not_ok "zephyr: no planning profile"
 keys zl ":preset colour" Enter
-wait_for 20 pane_has zl "the colour preset fills the pending layout" || not_ok "zephyr: the preset"
+wait_for 120 pane_has zl "the colour preset fills the pending layout" || not_ok "zephyr: the preset"
 keys zl ":loop z1" Enter
 if wait_for 300 pane_matches zl 'z1: [0-9.]+ misses per echo measured'; then
 	ok "zephyr: relinked with the folder's command, verified, flashed and measured"

@@ -590,6 +590,11 @@ static void test_relocate_lines(void **state)
 	assert_non_null(strstr(cm, "zephyr_code_relocate(FILES ${APPLICATION_SOURCE_DIR}/d.c "));
 	free(cm);
 	t_layout_free(&l);
+	for (size_t i = 0; i < img.map.nregions; i++)
+		free(img.map.regions[i].name);
+	free(img.map.regions);
+	img.map.regions = NULL;
+	img.map.nregions = img.map.regions_cap = 0;
 }
 
 static void test_writers_table(void **state)
