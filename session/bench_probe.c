@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -537,13 +538,27 @@ static int netif_address(const char *ifname, uint8_t host[4], unsigned *prefix, 
 	return found;
 }
 
-/* Up: operstate "up", or "unknown" (drivers that do not report it) with the carrier on. */
+/* Up: IFF_UP and IFF_RUNNING (the carrier) in this network namespace; with a test's sysfs
+ * folder, operstate "up", or "unknown" (drivers that do not report it) with the carrier on. */
 static int netif_up(bench_probe *p)
 {
 	uint64_t now = mono_ns();
 	if (p->netif_read_ns && now - p->netif_read_ns < PB_NETIF_EVERY_NS)
 		return p->netif_up;
 	p->netif_read_ns = now;
+	if (!p->o.sysfs) {
+		/* the interface as this process's network namespace has it (sysfs shows the
+		 * namespace of whoever mounted it: not this one inside `nsenter --net`) */
+		struct ifreq ifr;
+		memset(&ifr, 0, sizeof ifr);
+		snprintf(ifr.ifr_name, sizeof ifr.ifr_name, "%s", p->netif);
+		int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+		p->netif_up = fd >= 0 && ioctl(fd, SIOCGIFFLAGS, &ifr) == 0 &&
+			      (ifr.ifr_flags & IFF_UP) && (ifr.ifr_flags & IFF_RUNNING);
+		if (fd >= 0)
+			close(fd);
+		return p->netif_up;
+	}
 	char path[PATH_MAX], state[32], carrier[8];
 	snprintf(path, sizeof path, "%s/class/net/%s/operstate", p->sysfs, p->netif);
 	p->netif_up = 0;

@@ -32,6 +32,15 @@ skip() {
 command -v ip >/dev/null 2>&1 || skip "ip (iproute2) is not installed"
 command -v ping >/dev/null 2>&1 || skip "ping (iputils-ping) is not installed"
 command -v jq >/dev/null 2>&1 || skip "jq is not installed"
+command -v nsenter >/dev/null 2>&1 || skip "nsenter (util-linux) is not installed"
+
+# Commands run in a namespace through nsenter, which enters its network namespace only:
+# `ip netns exec` also remounts /sys, which fails where / is no mount point (a chroot).
+in_ns() {
+	n=$1
+	shift
+	nsenter --net="/run/netns/$n" "$@"
+}
 
 NS=xbtap-$$
 TAPIF=xbt$$
@@ -46,8 +55,16 @@ cleanup() {
 	[ -n "${CPID:-}" ] && wait "$CPID" 2>/dev/null
 	ip netns delete "$NS" 2>/dev/null
 	[ -n "$CNS" ] && ip netns delete "$CNS" 2>/dev/null
+	# `ip netns add` made /run/netns a mount point of its own: undo it when this test did
+	# and no namespace is left in it
+	if [ "$NETNS_MOUNTED" = 0 ] && mountpoint -q /run/netns 2>/dev/null &&
+		[ -z "$(ls -A /run/netns 2>/dev/null)" ]; then
+		umount /run/netns 2>/dev/null
+	fi
 	return 0
 }
+NETNS_MOUNTED=0
+mountpoint -q /run/netns 2>/dev/null && NETNS_MOUNTED=1
 trap cleanup EXIT
 trap 'exit 1' INT TERM
 ip netns add "$NS" 2>"$W/netns.err" ||
@@ -84,7 +101,7 @@ fi
 # ---- sim serve --tap in the namespace, sim measure inside it ----
 
 # pings from datagram sockets in the namespace (root could use raw ones: not needed)
-ip netns exec "$NS" sysctl -q -w net.ipv4.ping_group_range="0 2147483647"
+in_ns "$NS" sh -c 'echo "0 2147483647" >/proc/sys/net/ipv4/ping_group_range'
 # serve's usbmon stream goes to measure's standard input; measure starts when the test
 # has pinged the board (the records wait in the pipe meanwhile)
 (
@@ -93,7 +110,7 @@ ip netns exec "$NS" sysctl -q -w net.ipv4.ping_group_range="0 2147483647"
 		--probe-socket "$SOCK" --pcap - --seconds 120 2>"$W/serve.out" |
 		sh -c 'i=0; while [ ! -e "$1" ] && [ $i -lt 600 ]; do sleep 0.05; i=$((i + 1)); done
 			rc=$2; shift 2; "$@"; echo $? >"$rc"' sh "$W/go" "$W/measure.rc" \
-			ip netns exec "$NS" timeout 90 "$XIPBENCH" sim measure --elf "$FW" \
+			nsenter --net="/run/netns/$NS" timeout 90 "$XIPBENCH" sim measure --elf "$FW" \
 			--socket "$SOCK" --capture - --netif "$TAPIF" --peer-ip "$TAP_IP" \
 			--ping $PINGS --interval-ms $INTERVAL --udp $RATE --seconds $STEP --json \
 			>"$W/measure.json" 2>"$W/measure.err"
@@ -114,9 +131,9 @@ expect "serve names the TAP, its namespace and addresses" "$W/serve.out" \
 
 # isolation: the interface is the namespace's, which routes nothing beyond its subnet
 check_fails "the TAP does not exist in the host's namespace" "does not exist" ip link show "$TAPIF"
-check "the TAP is in the namespace" ip netns exec "$NS" ip -4 addr show dev "$TAPIF"
+check "the TAP is in the namespace" in_ns "$NS" ip -4 addr show dev "$TAPIF"
 expect "it has the --tap-ip address" "$W/last.out" "inet $TAP_IP/24 "
-ip netns exec "$NS" ip -o link show >"$W/links.txt" 2>&1
+in_ns "$NS" ip -o link show >"$W/links.txt" 2>&1
 if [ "$(awk -F': ' '{ print $2 }' "$W/links.txt" | sort | tr '\n' ' ')" = \
 	"$(printf '%s\n' lo "$TAPIF" | sort | tr '\n' ' ')" ]; then
 	ok "the namespace has only lo and the TAP"
@@ -124,8 +141,8 @@ else
 	not_ok "the namespace's interfaces"
 	sed 's/^/# /' "$W/links.txt"
 fi
-ip netns exec "$NS" ip -4 route show >"$W/routes.txt" 2>&1
-ip netns exec "$NS" ip -6 route show >>"$W/routes.txt" 2>&1
+in_ns "$NS" ip -4 route show >"$W/routes.txt" 2>&1
+in_ns "$NS" ip -6 route show >>"$W/routes.txt" 2>&1
 if [ -s "$W/routes.txt" ] && awk -v dev="$TAPIF" '
 	!($1 == "192.0.2.0/24" && $2 == "dev" && $3 == dev) { bad++ } END { exit bad ? 1 : 0 }' \
 	"$W/routes.txt"; then
@@ -135,7 +152,7 @@ else
 	sed 's/^/# /' "$W/routes.txt"
 fi
 check_fails "nothing beyond the subnet is reachable from the namespace" "unreachable" \
-	ip netns exec "$NS" ip route get 198.51.100.1
+	in_ns "$NS" ip route get 198.51.100.1
 if command -v ss >/dev/null 2>&1 && [ -s "$W/serve.pid" ]; then
 	spid=$(cat "$W/serve.pid")
 	if ss -H -a -n -p -A inet 2>/dev/null | grep -q "pid=$spid,"; then
@@ -148,7 +165,7 @@ fi
 
 # ordinary tools reach the board
 check "ping inside the namespace reaches the virtual Pico" \
-	ip netns exec "$NS" ping -n -c 3 -i 0.2 -W 2 192.0.2.1
+	in_ns "$NS" ping -n -c 3 -i 0.2 -W 2 192.0.2.1
 expect "3 echoes, none lost" "$W/last.out" "3 packets transmitted, 3 received"
 
 : >"$W/go"
@@ -226,7 +243,7 @@ else
 	sed 's/^/# /' "$W/create.out" | head -n 20
 fi
 [ -n "$CNS" ] && check "ping inside it reaches the virtual Pico" \
-	ip netns exec "$CNS" ping -n -c 1 -W 2 192.0.2.1
+	in_ns "$CNS" ping -n -c 1 -W 2 192.0.2.1
 check_fails "its TAP is not in the host's namespace" "does not exist" ip link show "$TAPIF"
 wait "$CPID"
 rc=$?
