@@ -2,7 +2,9 @@
  * end to end on the virtual Pico: build the echo firmware's variants, profile them (PC samples through the
  * virtual probe, a fetch trace), plan layouts, relink with the fragments, reflash through
  * the probe, measure with the study's metrics, print the study's two tables with the
- * planner's prediction and the OPT bound beside every row, and keep every run in runs.db. */
+ * planner's prediction and the OPT bound beside every row, and keep every run in runs.db.
+ * On another image (--elf, --zephyr, --pico-sdk) the same measurements and plans: its
+ * layouts are relinked by a build command, or, without one, only predicted and marked so. */
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
@@ -13,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../core/buildsys.h"
 #include "../core/export.h"
 #include "../core/history.h"
 #include "../core/sha256.h"
@@ -20,6 +23,7 @@
 #include "cli.h"
 #include "experiment.h"
 #include "load.h"
+#include "sim_net.h"
 
 /* ---- What is run ---- */
 
@@ -62,6 +66,9 @@ typedef struct exp_row {
 	xb_measure_result m;
 	xb_prediction pred;
 	int predicted;
+	int measured;         /* 0: planned and predicted only (another image, no build command) */
+	char *map;            /* another image: the measured image's map */
+	char *skip;           /* another image, no build command: why it could not be planned */
 	double seconds;       /* wall time of plan, relink and measurement */
 } exp_row;
 
@@ -108,6 +115,22 @@ static const uint32_t full_rates[] = {50,   100,  150,  200,  300,  400,  500,  
 				      1250, 1500, 1750, 2000, 2500, 3000, 3500, 4000, 5000};
 static const uint32_t quick_rates[] = {50, 100, 250, 500, 1000, 1500, 2000, 3000, 4000};
 
+/* Another image (--elf, --zephyr, --pico-sdk) in place of the echo firmware: measured as
+ * given, its layouts planned on its own profile, relinked by the build command or, without
+ * one, predicted only. */
+typedef struct exp_image {
+	const char *elf, *map;       /* as given (the map: found beside the ELF when not given) */
+	char *copy, *copy_map;       /* the copies in DIR/image/ that everything works on (a
+				      * relink in a build folder overwrites the folder's ELF) */
+	enum xb_build_kind kind;     /* from its map and functions */
+	const char *device_ip, *peer_ip, *netmask; /* as given, or NULL */
+	uint8_t dev[4], peer[4], mask[4];
+	exp_board board;
+	const char *command;         /* the build command template, or NULL */
+	xb_builder builder;
+	char *build_dir;             /* DIR/build: the template's {build_dir} */
+} exp_image;
+
 typedef struct exp_ctx {
 	const char *cmd;
 	const char *fwdir;
@@ -117,6 +140,8 @@ typedef struct exp_ctx {
 	unsigned profile_pings;
 	int quick, json, pcaps;
 	double started;
+	int ext;                     /* another image: img */
+	exp_image img;
 } exp_ctx;
 
 static double wall_now(void)
@@ -174,7 +199,8 @@ static int run_profile(exp_ctx *c, int pi, xb_err *err)
 		return -1;
 	exp_profile_req req = {.pings = c->profile_pings, .interval_ms = c->m.interval_ms,
 			       .udp_rate = p->udp ? 500 : 0, .udp_seconds = c->quick ? 0.2 : 0.6,
-			       .trace_path = p->trace, .samples_path = p->samples};
+			       .trace_path = p->trace, .samples_path = p->samples,
+			       .board = c->ext ? &c->img.board : NULL};
 	progress(c, "profile %s: %u pings%s, PC samples through the virtual probe, fetch trace",
 		 p->name, req.pings, p->udp ? " then UDP echoes" : "");
 	if (exp_profile(&c->tg, variants[p->variant].elf, &req, err))
@@ -187,6 +213,26 @@ static const char *predict_trace(int pi)
 {
 	const exp_profile_def *p = &profiles[pi];
 	return p->predict_with >= 0 ? profiles[p->predict_with].trace : p->trace;
+}
+
+static void no_measurement(xb_measure_result *m)
+{
+	memset(m, 0, sizeof *m);
+	m->misses_per_echo = m->turnaround_ms = m->peak_udp_echo_per_s = NAN;
+	m->footprint_lines = m->flash_s = NAN;
+}
+
+/* Another image's layout, relinked by the build command into DIR/images/NAME.elf and
+ * verified against the plan. */
+static int relink_image(exp_ctx *c, exp_row *r, const char *dir, xb_err *err)
+{
+	r->elf = xasprintf("%s/images/%s.elf", c->out, r->name);
+	exp_relink_req q = {.builder = &c->img.builder, .stock_elf = c->img.copy,
+			    .stock_map = c->img.copy_map, .build_dir = c->img.build_dir,
+			    .layout_dir = dir, .name = r->name, .elf = r->elf, .log = c->log};
+	int rc = exp_relink_with(&c->tg, &q, err);
+	r->map = q.map_out;
+	return rc;
 }
 
 static int run_row(exp_ctx *c, exp_row *r, xb_err *err)
@@ -202,10 +248,13 @@ static int run_row(exp_ctx *c, exp_row *r, xb_err *err)
 			return -1;
 	}
 	const exp_variant *v = &variants[r->variant];
+	const char *stock_map = c->ext ? c->img.copy_map : NULL;
 	if (!r->strategy) {
 		r->elf = xstrdup(v->elf);
+		r->map = stock_map ? xstrdup(stock_map) : NULL;
 		if (r->profile >= 0) {
-			if (exp_predict_stock(&c->tg, r->elf, predict_trace(r->profile), &r->pred, err))
+			if (exp_predict_stock(&c->tg, r->elf, stock_map, predict_trace(r->profile),
+					      &r->pred, err))
 				return -1;
 			r->predicted = 1;
 		}
@@ -215,13 +264,39 @@ static int run_row(exp_ctx *c, exp_row *r, xb_err *err)
 				   .trace = profiles[r->profile].trace,
 				   .predict_trace = predict_trace(r->profile), .strategy = r->strategy,
 				   .sram_budget = r->sram_budget, .pad_budget = 32768,
-				   .sram_libs = r->sram_libs, .dir = dir};
-		progress(c, "%s: plan (%s), relink, verify", r->name, r->strategy);
-		r->elf = xasprintf("%s/%s/layouts/%s/echo.elf", c->fwbuild, v->name, r->name);
+				   .sram_libs = r->sram_libs, .dir = dir, .map = stock_map};
+		int relink = !c->ext || c->img.command;
+		if (relink)
+			progress(c, "%s: plan (%s), relink, verify", r->name, r->strategy);
+		else
+			progress(c, "%s: plan (%s) and predict (no build command: not relinked)", r->name,
+				 r->strategy);
 		int rc = exp_plan(&c->tg, &pr, err);
-		if (rc == 0)
+		if (rc && c->ext) {
+			/* a layout the image cannot take (no place for the hot block before the
+			 * build system's one-time step ...) is noted, and the others go on */
+			free(dir);
+			r->skip = xstrdup(err->msg);
+			no_measurement(&r->m);
+			return 0;
+		}
+		if (!relink) {
+			/* the plan's prediction is all there is: the row says so */
+			free(dir);
+			r->pred = pr.pred;
+			r->predicted = 1;
+			r->ok = 1;
+			no_measurement(&r->m);
+			r->seconds = wall_now() - t0;
+			return 0;
+		}
+		if (rc == 0 && c->ext) {
+			rc = relink_image(c, r, dir, err);
+		} else if (rc == 0) {
+			r->elf = xasprintf("%s/%s/layouts/%s/echo.elf", c->fwbuild, v->name, r->name);
 			rc = exp_relink(&c->tg, v->elf, c->fwbuild, v->arg, dir, r->name, r->elf, c->log,
 					err);
+		}
 		free(dir);
 		if (rc)
 			return -1;
@@ -240,12 +315,14 @@ static int run_row(exp_ctx *c, exp_row *r, xb_err *err)
 			return -1;
 		pcap = xasprintf("%s/captures/%s.pcap", c->out, r->name);
 	}
-	int mrc = exp_measure(&c->tg, r->elf, &c->m, pcap, &r->m, err);
+	exp_board b = c->img.board;
+	b.map = r->map;
+	int mrc = exp_measure_on(&c->tg, r->elf, c->ext ? &b : NULL, &c->m, pcap, &r->m, err);
 	free(pcap);
 	if (mrc)
 		return -1;
 	r->seconds = wall_now() - t0;
-	r->ok = 1;
+	r->ok = r->measured = 1;
 	return 0;
 }
 
@@ -285,11 +362,74 @@ static void row_run(const exp_row *r, xb_run *run)
 	run->footprint_lines = r->m.footprint_lines;
 }
 
+/* What another image's output says besides the rows: the image, the network, what was
+ * only predicted and why, what was not measured. notes[] gets new strings; returns how
+ * many. */
+#define EXP_MAX_NOTES (NROWS + 4)
+static size_t image_notes(const exp_ctx *c, char **notes)
+{
+	const exp_image *im = &c->img;
+	size_t n = 0;
+	char net[160];
+	if (im->board.dhcp && !im->device_ip)
+		snprintf(net, sizeof net, "the virtual host took its address from the image's DHCP "
+					  "server and pinged that server's address");
+	else
+		snprintf(net, sizeof net, "the virtual host %s pinged the image at %s",
+			 im->peer_ip ? im->peer_ip : "192.0.2.2",
+			 im->device_ip ? im->device_ip : "192.0.2.1");
+	notes[n++] = xasprintf("Image: %s with its map %s (build system: %s), measured as given; %s.",
+			       im->elf, im->map, buildsys_kind_name(im->kind), net);
+	int predicted_only = 0;
+	for (size_t i = 0; i < NROWS; i++)
+		predicted_only += rows[i].ok && !rows[i].measured;
+	if (predicted_only)
+		notes[n++] = xasprintf(
+			"Rows marked \"(predicted only)\" were planned on the stock image's profile but "
+			"not relinked (no build command: --build-command, --zephyr or --pico-sdk): "
+			"their Predicted and OPT bound columns are the planner's cache model replaying "
+			"the stock image's measured fetch trace moved to the layout's addresses, and "
+			"their Extra RAM is the plan's; nothing in them was measured.");
+	if (!im->board.udp_port)
+		notes[n++] = xasprintf("Peak UDP echo rate: not measured (no --udp-port: the port "
+				       "where the image echoes UDP).");
+	/* the rows that could not be planned, one note per reason */
+	for (size_t i = 0; i < NROWS && n < EXP_MAX_NOTES; i++) {
+		if (!rows[i].skip)
+			continue;
+		size_t j = 0;
+		while (j < i && !(rows[j].skip && strcmp(rows[j].skip, rows[i].skip) == 0))
+			j++;
+		if (j < i)
+			continue; /* noted with an earlier row */
+		xb_strbuf names = {0};
+		for (size_t k = i; k < NROWS; k++)
+			if (rows[k].skip && strcmp(rows[k].skip, rows[i].skip) == 0)
+				sb_printf(&names, "%s%s", names.len ? ", " : "", rows[k].name);
+		notes[n++] = xasprintf("%s: not planned, no prediction: %s", names.buf, rows[i].skip);
+		sb_free(&names);
+	}
+	return n;
+}
+
+/* A row's text in the tables: another image's rows that were only predicted say so. */
+static const char *row_label(const exp_row *r, char *buf, size_t cap)
+{
+	if (r->measured)
+		return r->label;
+	size_t n = strcspn(r->label, "("); /* "Cache colouring (ping profile)": the first part */
+	while (n > 0 && r->label[n - 1] == ' ')
+		n--;
+	snprintf(buf, cap, "%.*s (predicted only)", (int)n, r->label);
+	return buf;
+}
+
 /* The study's two tables (core/export.c's), the stock footprint and the method. */
 static void print_tables(const exp_ctx *c, FILE *f)
 {
 	xb_run runs[NROWS];
 	xb_export_row trows[NROWS];
+	char labels[NROWS][96];
 	size_t n = 0;
 	for (size_t i = 0; i < NROWS; i++) {
 		const exp_row *r = &rows[i];
@@ -297,7 +437,7 @@ static void print_tables(const exp_ctx *c, FILE *f)
 			continue;
 		row_run(r, &runs[n]);
 		trows[n].run = &runs[n];
-		trows[n].label = r->label;
+		trows[n].label = row_label(r, labels[n], sizeof labels[n]);
 		trows[n].tables = (r->tables & T1 ? EXPORT_TABLE_FLASH : 0) |
 				  (r->tables & T2 ? EXPORT_TABLE_SRAM : 0);
 		n++;
@@ -310,6 +450,16 @@ static void print_tables(const exp_ctx *c, FILE *f)
 			       "%u lines (%u KB).\n",
 			  s->m.footprint_lines, s->m.footprint_lines * c->tg.cache.line / 1024.0,
 			  target_cache_lines(&c->tg), c->tg.cache.size / 1024);
+	if (c->ext) {
+		char *notes[EXP_MAX_NOTES];
+		size_t nn = image_notes(c, notes);
+		for (size_t i = 0; i < nn; i++) {
+			sb_puts(&sb, "\n");
+			export_wrap(&sb, notes[i], 100);
+			free(notes[i]);
+		}
+		sb_puts(&sb, "\n");
+	}
 	xb_method m;
 	session_measure_method(&c->m, &m);
 	export_method_text(&method, &m, 1);
@@ -328,6 +478,53 @@ static void json_num(FILE *f, const char *key, double v, int decimals)
 		fprintf(f, "%.*f", decimals, v);
 }
 
+static void json_text_or_null(FILE *f, const char *key, const char *v)
+{
+	fprintf(f, ", \"%s\": ", key);
+	if (v)
+		xb_json_string(f, v);
+	else
+		fputs("null", f);
+}
+
+/* Another image's keys: what was measured, how, and what was not. */
+static void print_image_json(const exp_ctx *c, FILE *f)
+{
+	const exp_image *im = &c->img;
+	json_text_or_null(f, "elf", im->elf);
+	json_text_or_null(f, "map", im->map);
+	json_text_or_null(f, "build_system", buildsys_kind_name(im->kind));
+	json_text_or_null(f, "device_ip", im->device_ip);
+	json_text_or_null(f, "peer_ip", im->peer_ip);
+	fprintf(f, ", \"dhcp\": %s", im->board.dhcp ? "true" : "false");
+	if (im->board.udp_port)
+		fprintf(f, ", \"udp_port\": %u", im->board.udp_port);
+	else
+		fputs(", \"udp_port\": null", f);
+	json_text_or_null(f, "build_command", im->command);
+	fputs(", \"not_planned\": [", f);
+	int first = 1;
+	for (size_t i = 0; i < NROWS; i++) {
+		if (!rows[i].skip)
+			continue;
+		fprintf(f, "%s{\"layout\": ", first ? "" : ", ");
+		first = 0;
+		xb_json_string(f, rows[i].name);
+		fputs(", \"reason\": ", f);
+		xb_json_string(f, rows[i].skip);
+		fputc('}', f);
+	}
+	fputs("], \"notes\": [", f);
+	char *notes[EXP_MAX_NOTES];
+	size_t nn = image_notes(c, notes);
+	for (size_t i = 0; i < nn; i++) {
+		fputs(i ? ", " : "", f);
+		xb_json_string(f, notes[i]);
+		free(notes[i]);
+	}
+	fputc(']', f);
+}
+
 static void print_json(const exp_ctx *c, FILE *f)
 {
 	fprintf(f, "{\"quick\": %s, \"pings\": %u, \"interval_ms\": %.3f, \"udp_passes\": %u, "
@@ -337,6 +534,8 @@ static void print_json(const exp_ctx *c, FILE *f)
 		fprintf(f, "%s%u", i ? ", " : "", c->m.rates[i]);
 	fprintf(f, "], \"cache_lines\": %u, \"db\": ", target_cache_lines(&c->tg));
 	xb_json_string(f, c->db);
+	if (c->ext)
+		print_image_json(c, f);
 	fputs(", \"rows\": [", f);
 	int first = 1;
 	for (size_t i = 0; i < NROWS; i++) {
@@ -346,8 +545,11 @@ static void print_json(const exp_ctx *c, FILE *f)
 		fprintf(f, "%s{\"layout\": ", first ? "" : ", ");
 		first = 0;
 		xb_json_string(f, r->name);
+		char label[96];
 		fputs(", \"label\": ", f);
-		xb_json_string(f, r->label);
+		xb_json_string(f, row_label(r, label, sizeof label));
+		if (c->ext)
+			fprintf(f, ", \"measured\": %s", r->measured ? "true" : "false");
 		fputs(", \"variant\": ", f);
 		xb_json_string(f, variants[r->variant].label);
 		fprintf(f, ", \"tables\": [%s%s%s]", r->tables & T1 ? "1" : "",
@@ -357,9 +559,8 @@ static void print_json(const exp_ctx *c, FILE *f)
 			xb_json_string(f, r->strategy);
 		else
 			fputs("null", f);
-		fputs(", \"image\": ", f);
-		xb_json_string(f, r->elf);
-		fprintf(f, ", \"image_hash\": \"%s\"", r->hash);
+		json_text_or_null(f, "image", r->elf);
+		json_text_or_null(f, "image_hash", r->measured ? r->hash : NULL);
 		fprintf(f, ", \"extra_ram_bytes\": %ld", extra_ram(r));
 		fprintf(f, ", \"pad_bytes\": %ld",
 			r->strategy && r->predicted ? (long)r->pred.pad_bytes : 0L);
@@ -419,6 +620,10 @@ static int record_run(const exp_ctx *c, xb_history *h, const exp_row *r, xb_err 
 static const char usage[] =
 	"usage: xipbench experiment [--quick] [--out DIR] [--db FILE] [--firmware DIR]\n"
 	"                           [--layouts LIST] [--pings N] [--pcaps] [--json]\n"
+	"       xipbench experiment (--elf FILE [--map FILE] | --zephyr DIR | --pico-sdk DIR)\n"
+	"                           [--device-ip ADDR] [--peer-ip ADDR] [--netmask MASK]\n"
+	"                           [--dhcp] [--udp-port PORT] [--build-command TEMPLATE]\n"
+	"                           [the options above but --firmware]\n"
 	"\n"
 	"The layout study on the virtual Pico, end to end: can the arrangement of code in\n"
 	"flash make a USB network stack fast on the Pico without much SRAM? It builds the echo\n"
@@ -434,6 +639,12 @@ static const char usage[] =
 	"SQLite history. Virtual time: the results depend only on the firmware and the\n"
 	"method.\n"
 	"\n"
+	"On another image (a pico-sdk or Zephyr network firmware, unmodified): the image as\n"
+	"given is measured the same way (the UDP rate only with --udp-port) and profiled;\n"
+	"the hot, colour and colour + SRAM layouts are planned on its profile, then relinked\n"
+	"by the build command and measured, or, without one, only predicted: those rows say\n"
+	"\"(predicted only)\" and nothing in them is measured.\n"
+	"\n"
 	"options:\n"
 	"  --quick          the short version: 60 pings, fewer layouts and rate steps\n"
 	"  --out DIR        builds, profiles, layouts and logs (default xipbench-experiment)\n"
@@ -443,13 +654,25 @@ static const char usage[] =
 	"  --pings N        pings per measurement instead of 300 (60 with --quick)\n"
 	"  --pcaps          keep each measurement's usbmon capture: DIR/captures/LAYOUT.pcap\n"
 	"  --json           print one JSON object (keys in docs/cli.md) instead of the tables\n"
+	"  --elf FILE       measure this image instead of the echo firmware (with its map)\n"
+	"  --map FILE       its map (default: FILE.map or FILE-without-.elf.map beside it)\n"
+	"  --zephyr DIR, --pico-sdk DIR\n"
+	"                   a build folder's image and map; its relink is the build command\n"
+	"  --device-ip ADDR the image's address (default 192.0.2.1, or the DHCP server's)\n"
+	"  --peer-ip ADDR   the virtual host's address (default 192.0.2.2)\n"
+	"  --netmask MASK   the virtual host's netmask (default 255.255.255.0)\n"
+	"  --dhcp           the virtual host takes its address from the image's DHCP server\n"
+	"  --udp-port PORT  where the image echoes UDP: measure the peak UDP echo rate\n"
+	"  --build-command TEMPLATE\n"
+	"                   relinks a layout ({layout_dir}, {build_dir}, {elf}, {name}; see\n"
+	"                   docs/cli.md): the planned layouts are relinked and measured\n"
 	"  -h, --help       print this text\n"
 	"\n"
 	"layouts: stock, lto, hot, colour, lto-colour, xip-off, colour-sram-4k, -8k, -12k,\n"
-	"         -16k, -20k, net-usb-sram\n"
+	"         -16k, -20k, net-usb-sram (another image: stock, hot, colour, colour-sram-*)\n"
 	"\n"
 	"exit status: 0 done, 1 a build, a profile or a measurement failed (the message\n"
-	"names the step and the log), 2 usage error\n";
+	"names the step and the log) or the image cannot be read, 2 usage error\n";
 
 /* The folders go to make as BUILD_DIR= and LAYOUT=: characters that make splits or expands
  * there would build somewhere else. Prints why and returns 0 for such a path. */
@@ -463,10 +686,17 @@ static int make_safe(const char *cmd, const char *path, const char *opt)
 	return 0;
 }
 
-static int select_rows(const char *list, int quick)
+/* Whether a row can be made of another image: the rows of its own build and the layouts
+ * planned on it (the variants and the echo firmware's libraries need the firmware). */
+static int row_for_image(const exp_row *r)
+{
+	return r->variant == V_DEFAULT && !r->sram_libs;
+}
+
+static int select_rows(const char *list, int quick, int ext)
 {
 	for (size_t i = 0; i < NROWS; i++)
-		rows[i].selected = list ? 0 : (!quick || rows[i].quick);
+		rows[i].selected = list ? 0 : (!quick || rows[i].quick) && (!ext || row_for_image(&rows[i]));
 	if (!list)
 		return 0;
 	char *copy = xstrdup(list), *save = NULL;
@@ -480,15 +710,122 @@ static int select_rows(const char *list, int quick)
 			rc = cli_usage_error("experiment", "unknown layout '%s' in --layouts", t);
 			break;
 		}
+		if (ext && !row_for_image(&rows[i])) {
+			rc = cli_usage_error("experiment", "layout '%s' needs the echo firmware's "
+					     "builds: on another image, stock, hot, colour, colour-sram-*",
+					     t);
+			break;
+		}
 		rows[i].selected = 1;
 	}
 	free(copy);
 	return rc;
 }
 
+/* Another image's options, checked before anything runs. 0, or an exit status. */
+static int check_image_options(exp_ctx *c, const char *fw)
+{
+	exp_image *im = &c->img;
+	if (!c->ext) {
+		const char *given = im->device_ip  ? "--device-ip"
+				    : im->peer_ip  ? "--peer-ip"
+				    : im->netmask  ? "--netmask"
+				    : im->board.dhcp ? "--dhcp"
+				    : im->board.udp_port ? "--udp-port"
+				    : im->command  ? "--build-command"
+				    : im->map      ? "--map"
+						   : NULL;
+		if (given)
+			return cli_usage_error(c->cmd, "%s goes with another image: --elf FILE, "
+					       "--zephyr DIR or --pico-sdk DIR", given);
+		return 0;
+	}
+	if (fw)
+		return cli_usage_error(c->cmd, "--firmware builds the echo firmware: not with "
+				       "another image (--elf, --zephyr, --pico-sdk)");
+	static const char *const names[] = {"--device-ip", "--peer-ip", "--netmask"};
+	const char *texts[] = {im->device_ip, im->peer_ip, im->netmask};
+	uint8_t *bytes[] = {im->dev, im->peer, im->mask};
+	const uint8_t **to[] = {&im->board.device_ip, &im->board.peer_ip, &im->board.netmask};
+	for (int i = 0; i < 3; i++) {
+		if (!texts[i])
+			continue;
+		if (sim_parse_ipv4(texts[i], bytes[i]))
+			return cli_usage_error(c->cmd, "%s needs an IPv4 address (got '%s')", names[i],
+					       texts[i]);
+		*to[i] = bytes[i];
+	}
+	if (im->device_ip && im->peer_ip && memcmp(im->dev, im->peer, 4) == 0)
+		return cli_usage_error(c->cmd, "the virtual host and the image need different "
+				       "addresses (--peer-ip, --device-ip)");
+	if (im->command) {
+		xb_builder_config cfg = {.command = im->command};
+		xb_err err;
+		if (builder_command.check(&cfg, &err) != 0)
+			return cli_usage_error(c->cmd, "--build-command: %s", err.msg);
+	}
+	return 0;
+}
+
+/* Another image: its ELF and map (a build folder's, or as given) loaded once, so that a
+ * file that is not an image with its map stops the experiment before anything runs. 0, or
+ * an exit status. */
+static int open_image(exp_ctx *c, const char *zephyr, const char *pico, char **owned_map,
+		      char **owned_command)
+{
+	exp_image *im = &c->img;
+	cli_load_opts o = {.elf = im->elf, .map = im->map, .need_map = 1};
+	if (zephyr && pico)
+		return cli_usage_error(c->cmd, "--zephyr and --pico-sdk: one build folder at a time");
+	if (zephyr || pico) {
+		const xb_build_folder *b = NULL;
+		int r = cli_load_build(c->cmd, zephyr ? XB_BUILD_ZEPHYR : XB_BUILD_PICO_SDK,
+				       zephyr ? zephyr : pico, &o, &b);
+		if (r)
+			return r == -2 ? XB_EXIT_USAGE : XB_EXIT_FAIL;
+		im->elf = o.elf;
+		if (!im->command)
+			im->command = *owned_command = buildsys_workbench_command(b);
+	}
+	xb_target tg;
+	xb_image img;
+	if (cli_load(c->cmd, &o, &tg, &img) != 0)
+		return XB_EXIT_FAIL;
+	im->kind = buildsys_detect(&img);
+	im->map = *owned_map = xstrdup(img.map.path);
+	image_free(&img);
+	return 0;
+}
+
+/* Copies the image and its map into DIR/image/ (everything works on the copies: a relink
+ * in a build folder overwrites the folder's own ELF). 0, or -1 with err. */
+static int copy_image(exp_ctx *c, xb_err *err)
+{
+	exp_image *im = &c->img;
+	char *dir = xasprintf("%s/image", c->out);
+	const char *base = strrchr(im->elf, '/');
+	base = base ? base + 1 : im->elf;
+	im->copy = xasprintf("%s/%s", dir, base);
+	im->copy_map = xasprintf("%s.map", im->copy);
+	const char *from[] = {im->elf, im->map}, *to[] = {im->copy, im->copy_map};
+	int rc = xb_mkdirs(dir, err);
+	for (int i = 0; i < 2 && rc == 0; i++) {
+		char *data = NULL;
+		size_t len = 0;
+		rc = xb_read_file(from[i], &data, &len, err);
+		if (rc == 0)
+			rc = xb_write_file_atomic(to[i], data, len, err);
+		free(data);
+	}
+	free(dir);
+	return rc;
+}
+
 static int run_experiment(int argc, char **argv)
 {
-	enum { O_QUICK = 256, O_OUT, O_DB, O_FW, O_LAYOUTS, O_PINGS, O_PCAPS, O_JSON };
+	enum { O_QUICK = 256, O_OUT, O_DB, O_FW, O_LAYOUTS, O_PINGS, O_PCAPS, O_JSON, O_ELF,
+	       O_MAP, O_ZEPHYR, O_PICO, O_DEVICE_IP, O_PEER_IP, O_NETMASK, O_DHCP, O_UDP_PORT,
+	       O_BUILD_CMD };
 	static const struct option opts[] = {
 		{"quick", no_argument, 0, O_QUICK},
 		{"out", required_argument, 0, O_OUT},
@@ -498,14 +835,27 @@ static int run_experiment(int argc, char **argv)
 		{"pings", required_argument, 0, O_PINGS},
 		{"pcaps", no_argument, 0, O_PCAPS},
 		{"json", no_argument, 0, O_JSON},
+		{"elf", required_argument, 0, O_ELF},
+		{"map", required_argument, 0, O_MAP},
+		{"zephyr", required_argument, 0, O_ZEPHYR},
+		{"pico-sdk", required_argument, 0, O_PICO},
+		{"device-ip", required_argument, 0, O_DEVICE_IP},
+		{"peer-ip", required_argument, 0, O_PEER_IP},
+		{"netmask", required_argument, 0, O_NETMASK},
+		{"dhcp", no_argument, 0, O_DHCP},
+		{"udp-port", required_argument, 0, O_UDP_PORT},
+		{"build-command", required_argument, 0, O_BUILD_CMD},
 		{0, 0, 0, 0},
 	};
 	exp_ctx c;
 	memset(&c, 0, sizeof c);
 	c.cmd = "experiment";
 	c.started = wall_now();
+	exp_image *im = &c.img;
 	const char *out = "xipbench-experiment", *db = NULL, *fw = NULL, *layouts = NULL;
+	const char *zephyr = NULL, *pico = NULL;
 	uint64_t pings = 0;
+	uint16_t port;
 	int opt;
 	optind = 1;
 	opterr = 0;
@@ -523,6 +873,21 @@ static int run_experiment(int argc, char **argv)
 			break;
 		case O_PCAPS: c.pcaps = 1; break;
 		case O_JSON: c.json = 1; break;
+		case O_ELF: im->elf = optarg; break;
+		case O_MAP: im->map = optarg; break;
+		case O_ZEPHYR: zephyr = optarg; break;
+		case O_PICO: pico = optarg; break;
+		case O_DEVICE_IP: im->device_ip = optarg; break;
+		case O_PEER_IP: im->peer_ip = optarg; break;
+		case O_NETMASK: im->netmask = optarg; break;
+		case O_DHCP: im->board.dhcp = 1; break;
+		case O_UDP_PORT:
+			if (sim_parse_port(optarg, 0, &port))
+				return cli_usage_error(c.cmd, "--udp-port needs a port, 1 to 65535 (got "
+						       "'%s')", optarg);
+			im->board.udp_port = port;
+			break;
+		case O_BUILD_CMD: im->command = optarg; break;
 		default:
 			return cli_usage_error(c.cmd, "unknown or incomplete option '%s'",
 					       argv[optind - 1]);
@@ -530,7 +895,11 @@ static int run_experiment(int argc, char **argv)
 	}
 	if (optind < argc)
 		return cli_usage_error(c.cmd, "unexpected argument '%s'", argv[optind]);
-	if (select_rows(layouts, c.quick))
+	c.ext = im->elf || zephyr || pico;
+	int orc = check_image_options(&c, fw);
+	if (orc)
+		return orc;
+	if (select_rows(layouts, c.quick, c.ext))
 		return XB_EXIT_USAGE;
 
 	c.m.pings = pings ? (unsigned)pings : c.quick ? 60 : 300;
@@ -545,56 +914,90 @@ static int run_experiment(int argc, char **argv)
 	c.m.passes = c.quick ? 2 : 3;
 	c.m.footprint_ms = 20;
 	c.profile_pings = c.m.pings;
+	if (c.ext && !im->board.udp_port) { /* no UDP echo port known: no sweep */
+		c.m.rates = NULL;
+		c.m.nrates = 0;
+		c.m.passes = 0;
+	}
 
 	xb_err err;
-	char *fwpath = NULL;
-	if (fw) {
-		fwpath = xstrdup(fw);
-	} else if (!(fwpath = builder_firmware_dir(&err))) {
-		return cli_fail(c.cmd, "%s; give --firmware DIR", err.msg);
-	}
-	c.fwdir = fwpath;
-	char *mk = xasprintf("%s/Makefile", fwpath);
-	int have_mk = access(mk, R_OK) == 0;
-	free(mk);
-	if (!have_mk) {
-		free(fwpath);
-		return cli_fail(c.cmd, "%s: no Makefile there (is it the echo firmware's folder?)",
-				fw);
-	}
-	if (!make_safe(c.cmd, out, "--out")) {
-		free(fwpath);
-		return XB_EXIT_FAIL;
-	}
-	if (xb_mkdirs(out, &err)) {
-		free(fwpath);
-		return cli_fail(c.cmd, "%s", err.msg);
+	char *fwpath = NULL, *owned_map = NULL, *owned_command = NULL;
+	int rc = XB_EXIT_OK;
+	if (c.ext) {
+		if ((rc = open_image(&c, zephyr, pico, &owned_map, &owned_command)) != 0)
+			goto done;
+		if (xb_mkdirs(out, &err)) {
+			rc = cli_fail(c.cmd, "%s", err.msg);
+			goto done;
+		}
+	} else {
+		if (fw) {
+			fwpath = xstrdup(fw);
+		} else if (!(fwpath = builder_firmware_dir(&err))) {
+			return cli_fail(c.cmd, "%s; give --firmware DIR", err.msg);
+		}
+		c.fwdir = fwpath;
+		char *mk = xasprintf("%s/Makefile", fwpath);
+		int have_mk = access(mk, R_OK) == 0;
+		free(mk);
+		if (!have_mk) {
+			free(fwpath);
+			return cli_fail(c.cmd, "%s: no Makefile there (is it the echo firmware's "
+					       "folder?)",
+					fw);
+		}
+		if (!make_safe(c.cmd, out, "--out")) {
+			free(fwpath);
+			return XB_EXIT_FAIL;
+		}
+		if (xb_mkdirs(out, &err)) {
+			free(fwpath);
+			return cli_fail(c.cmd, "%s", err.msg);
+		}
 	}
 	char real[PATH_MAX];
 	if (!realpath(out, real)) {
-		free(fwpath);
-		return cli_fail(c.cmd, "%s: %s", out, strerror(errno));
+		rc = cli_fail(c.cmd, "%s: %s", out, strerror(errno));
+		goto done;
 	}
-	if (!make_safe(c.cmd, real, "--out") || !make_safe(c.cmd, fwpath, "--firmware")) {
-		free(fwpath);
-		return XB_EXIT_FAIL;
+	if (!c.ext && (!make_safe(c.cmd, real, "--out") || !make_safe(c.cmd, fwpath, "--firmware"))) {
+		rc = XB_EXIT_FAIL;
+		goto done;
 	}
 	c.out = xstrdup(real);
 	c.fwbuild = xasprintf("%s/fw", c.out);
 	c.log = xasprintf("%s/build.log", c.out);
 	c.db = db ? xstrdup(db) : xasprintf("%s/runs.db", c.out);
-	int rc = XB_EXIT_OK;
 	if (cli_load_target(c.cmd, "rp2040", &c.tg) != 0) {
 		rc = XB_EXIT_FAIL;
 		goto done;
+	}
+	if (c.ext) {
+		if (copy_image(&c, &err) != 0) {
+			rc = cli_fail(c.cmd, "%s", err.msg);
+			goto done;
+		}
+		/* the image as given is the stock build: nothing to build */
+		variants[V_DEFAULT].elf = xstrdup(im->copy);
+		variants[V_DEFAULT].built = 1;
+		im->board.map = im->copy_map;
+		im->build_dir = xasprintf("%s/build", c.out);
+		im->builder = (xb_builder){.ops = &builder_command, .cfg = {.command = im->command}};
 	}
 	xb_history *hist = NULL;
 	if (history_open(&hist, c.db, &err)) {
 		rc = cli_fail(c.cmd, "%s", err.msg);
 		goto done;
 	}
-	progress(&c, "the layout study on the virtual Pico%s: firmware %s, output %s",
-		 c.quick ? " (quick)" : "", c.fwdir, c.out);
+	if (c.ext)
+		progress(&c, "the layout study on the virtual Pico%s: image %s (%s), %s, output %s",
+			 c.quick ? " (quick)" : "", im->elf, buildsys_kind_name(im->kind),
+			 im->command ? "layouts relinked by the build command"
+				     : "layouts predicted only (no build command)",
+			 c.out);
+	else
+		progress(&c, "the layout study on the virtual Pico%s: firmware %s, output %s",
+			 c.quick ? " (quick)" : "", c.fwdir, c.out);
 	for (size_t i = 0; i < NROWS; i++) {
 		exp_row *r = &rows[i];
 		if (!r->selected)
@@ -603,17 +1006,30 @@ static int run_experiment(int argc, char **argv)
 			rc = cli_fail(c.cmd, "%s: %s", r->name, err.msg);
 			break;
 		}
+		if (r->skip) {
+			progress(&c, "%s: not planned, no prediction: %s", r->name, r->skip);
+			continue;
+		}
+		if (!r->measured) {
+			progress(&c, "%s: predicted %.1f misses per echo, OPT bound %.1f, %u bytes of "
+				     "extra RAM (a prediction: not relinked, not measured)",
+				 r->name, r->pred.misses_per_echo, r->pred.opt_bound_per_echo,
+				 r->pred.extra_ram);
+			continue;
+		}
 		if (record_run(&c, hist, r, &err)) {
 			rc = cli_fail(c.cmd, "%s", err.msg);
 			break;
 		}
-		char pred[64] = "no prediction";
+		char pred[64] = "no prediction", udp[64] = "not measured";
 		if (!isnan(pred_misses(r)))
 			snprintf(pred, sizeof pred, "predicted %.1f", pred_misses(r));
-		progress(&c, "%s: %.1f misses per echo (%s), turnaround %.3f ms, peak UDP %.0f/s, "
+		if (!isnan(r->m.peak_udp_echo_per_s) || !c.ext)
+			snprintf(udp, sizeof udp, "%.0f/s", r->m.peak_udp_echo_per_s);
+		progress(&c, "%s: %.1f misses per echo (%s), turnaround %.3f ms, peak UDP %s, "
 			     "footprint %.0f lines (%.1f s)",
-			 r->name, r->m.misses_per_echo, pred, r->m.turnaround_ms,
-			 r->m.peak_udp_echo_per_s, r->m.footprint_lines, r->seconds);
+			 r->name, r->m.misses_per_echo, pred, r->m.turnaround_ms, udp,
+			 r->m.footprint_lines, r->seconds);
 	}
 	history_close(hist);
 	if (rc == XB_EXIT_OK) {
@@ -624,14 +1040,22 @@ static int run_experiment(int argc, char **argv)
 		progress(&c, "done; runs added to %s", c.db);
 	}
 done:
-	for (size_t i = 0; i < NROWS; i++)
+	for (size_t i = 0; i < NROWS; i++) {
 		free(rows[i].elf);
+		free(rows[i].map);
+		free(rows[i].skip);
+	}
 	for (size_t i = 0; i < V_N; i++)
 		free(variants[i].elf);
 	for (size_t i = 0; i < PROF_N; i++) {
 		free(profiles[i].trace);
 		free(profiles[i].samples);
 	}
+	free(im->copy);
+	free(im->copy_map);
+	free(im->build_dir);
+	free(owned_map);
+	free(owned_command);
 	free(c.out);
 	free(c.fwbuild);
 	free(c.log);

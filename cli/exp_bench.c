@@ -17,13 +17,21 @@
 
 /* A session in virtual time on a new virtual Pico with the image flashed, its own
  * traffic, idle window and periodic reads off: the jobs do what the study does. */
-static xb_session *open_board(const xb_target *tg, const char *elf, FILE *pcap, const char *trace,
-			      xb_err *err)
+static xb_session *open_board(const xb_target *tg, const char *elf, const exp_board *b, FILE *pcap,
+			      const char *trace, xb_err *err)
 {
 	xb_session_options so;
 	session_options_init(&so);
 	so.tg = tg;
 	so.elf = elf;
+	if (b) {
+		so.map = b->map;
+		so.virt.peer_ip = b->peer_ip;
+		so.virt.device_ip = b->device_ip;
+		so.virt.netmask = b->netmask;
+		so.virt.dhcp = b->dhcp;
+		so.udp_port = b->udp_port;
+	}
 	so.virt.virtual_time = 1;
 	so.virt.pcap = pcap;
 	so.virt.trace_path = trace;
@@ -57,13 +65,19 @@ static int run_job(xb_session *s, const char *elf, xb_err *err)
 int exp_measure(const xb_target *tg, const char *elf, const xb_measure_plan *m, const char *pcap,
 		xb_measure_result *out, xb_err *err)
 {
+	return exp_measure_on(tg, elf, NULL, m, pcap, out, err);
+}
+
+int exp_measure_on(const xb_target *tg, const char *elf, const exp_board *b,
+		   const xb_measure_plan *m, const char *pcap, xb_measure_result *out, xb_err *err)
+{
 	memset(out, 0, sizeof *out);
 	out->misses_per_echo = out->turnaround_ms = out->peak_udp_echo_per_s = NAN;
 	out->footprint_lines = NAN;
 	FILE *pf = NULL;
 	if (pcap && !(pf = fopen(pcap, "wb")))
 		return xb_fail(err, "%s: cannot create the capture: %s", pcap, strerror(errno));
-	xb_session *s = open_board(tg, elf, pf, NULL, err);
+	xb_session *s = open_board(tg, elf, b, pf, NULL, err);
 	int rc = -1;
 	if (s) {
 		xb_measure_plan mp = *m;
@@ -84,7 +98,7 @@ int exp_measure(const xb_target *tg, const char *elf, const xb_measure_plan *m, 
 
 int exp_profile(const xb_target *tg, const char *elf, exp_profile_req *req, xb_err *err)
 {
-	xb_session *s = open_board(tg, elf, NULL, req->trace_path, err);
+	xb_session *s = open_board(tg, elf, req->board, NULL, req->trace_path, err);
 	if (!s)
 		return -1;
 	xb_samples smp;

@@ -70,10 +70,11 @@ int exp_make(const char *fwdir, const char *const *args, const char *log, xb_err
 	return 0;
 }
 
-/* Loads elf and its map as plan does. */
-static int load_image(const char *elf, const xb_target *tg, xb_image *img, xb_err *err)
+/* Loads elf and its map (NULL: the one next to it) as plan does. */
+static int load_image(const char *elf, const char *map, const xb_target *tg, xb_image *img,
+		      xb_err *err)
 {
-	xb_image_open io = {.elf = elf, .need_map = 1};
+	xb_image_open io = {.elf = elf, .map = map, .need_map = 1};
 	return image_open(img, &io, tg, err);
 }
 
@@ -83,7 +84,7 @@ int exp_plan(const xb_target *tg, exp_plan_req *req, xb_err *err)
 	if (!pl)
 		return xb_fail(err, "no planner '%s'", req->strategy);
 	xb_image img;
-	if (load_image(req->elf, tg, &img, err))
+	if (load_image(req->elf, req->map, tg, &img, err))
 		return -1;
 	int rc = -1;
 	xb_plan_input in = {.img = &img, .tg = tg, .sram_budget = req->sram_budget,
@@ -114,11 +115,11 @@ done:
 	return rc;
 }
 
-int exp_predict_stock(const xb_target *tg, const char *elf, const char *trace, xb_prediction *out,
-		      xb_err *err)
+int exp_predict_stock(const xb_target *tg, const char *elf, const char *map, const char *trace,
+		      xb_prediction *out, xb_err *err)
 {
 	xb_image img;
-	if (load_image(elf, tg, &img, err))
+	if (load_image(elf, map, tg, &img, err))
 		return -1;
 	xb_plan_input in = {.img = &img, .tg = tg};
 	xb_plan_inputs ci;
@@ -157,11 +158,12 @@ static void relink_line(void *ctx, const char *line, size_t len, int error)
 }
 
 /* The relinked image checked against the plan of layout_dir (core/verify.h). */
-static int relink_verify(const xb_target *tg, const char *stock_elf, const char *layout_dir,
-			 const char *elf, FILE *log, xb_err *err)
+static int relink_verify(const xb_target *tg, const char *stock_elf, const char *stock_map,
+			 const char *layout_dir, const char *elf, const char *map, FILE *log,
+			 xb_err *err)
 {
 	xb_image stock;
-	if (load_image(stock_elf, tg, &stock, err))
+	if (load_image(stock_elf, stock_map, tg, &stock, err))
 		return -1;
 	xb_plan_input in = {.img = &stock, .tg = tg};
 	xb_plan_inputs pi;
@@ -169,7 +171,7 @@ static int relink_verify(const xb_target *tg, const char *stock_elf, const char 
 	layout_init(&l);
 	char *lpath = xasprintf("%s/layout.txt", layout_dir);
 	int rc = -1;
-	xb_image_open io = {.elf = elf};
+	xb_image_open io = {.elf = elf, .map = map};
 	xb_verify_result vr;
 	if (plan_inputs_load(&pi, NULL, NULL, &in, err) == 0) {
 		if (layout_read_file(&l, &stock, lpath, err) == 0 &&
@@ -192,19 +194,16 @@ static int relink_verify(const xb_target *tg, const char *stock_elf, const char 
 	return rc;
 }
 
-int exp_relink(const xb_target *tg, const char *stock_elf, const char *build_dir,
-	       const char *variant_arg, const char *layout_dir, const char *name, const char *elf,
-	       const char *log, xb_err *err)
+int exp_relink_with(const xb_target *tg, exp_relink_req *q, xb_err *err)
 {
-	FILE *f = fopen(log, "a");
+	q->map_out = NULL;
+	FILE *f = fopen(q->log, "a");
 	if (!f)
-		return xb_fail(err, "%s: cannot open the build log: %s", log, strerror(errno));
-	const char *args[] = {variant_arg, NULL};
-	xb_builder b = {.ops = &builder_make, .cfg = {.args = args}};
-	xb_build_request rq = {.layout_dir = layout_dir, .build_dir = build_dir, .name = name,
-			       .elf = elf};
+		return xb_fail(err, "%s: cannot open the build log: %s", q->log, strerror(errno));
+	xb_build_request rq = {.layout_dir = q->layout_dir, .build_dir = q->build_dir,
+			       .name = q->name, .elf = q->elf};
 	xb_build_options o = {.line = relink_line, .ctx = f};
-	xb_build_job *j = build_start(&b, &rq, &o, err);
+	xb_build_job *j = build_start(q->builder, &rq, &o, err);
 	int rc = -1;
 	if (j) {
 		fprintf(f, "$ %s\n", build_command_line(j));
@@ -213,13 +212,30 @@ int exp_relink(const xb_target *tg, const char *stock_elf, const char *build_dir
 			poll(&p, p.fd >= 0 ? 1 : 0, build_timeout_ms(j));
 		}
 		const xb_build_result *r = build_result(j);
-		if (r->state == XB_BUILD_OK)
-			rc = relink_verify(tg, stock_elf, layout_dir, elf, f, err);
-		else
-			xb_fail(err, "relinking %s: %s (the output is in %s)", name, r->message, log);
+		if (r->state == XB_BUILD_OK) {
+			q->map_out = r->map ? xstrdup(r->map) : NULL;
+			rc = relink_verify(tg, q->stock_elf, q->stock_map, q->layout_dir, q->elf,
+					   q->map_out, f, err);
+		} else {
+			xb_fail(err, "relinking %s: %s (the output is in %s)", q->name, r->message,
+				q->log);
+		}
 		build_free(j);
 	}
 	if (fclose(f) != 0 && rc == 0)
-		rc = xb_fail(err, "%s: cannot write the build log", log);
+		rc = xb_fail(err, "%s: cannot write the build log", q->log);
+	return rc;
+}
+
+int exp_relink(const xb_target *tg, const char *stock_elf, const char *build_dir,
+	       const char *variant_arg, const char *layout_dir, const char *name, const char *elf,
+	       const char *log, xb_err *err)
+{
+	const char *args[] = {variant_arg, NULL};
+	xb_builder b = {.ops = &builder_make, .cfg = {.args = args}};
+	exp_relink_req q = {.builder = &b, .stock_elf = stock_elf, .build_dir = build_dir,
+			    .layout_dir = layout_dir, .name = name, .elf = elf, .log = log};
+	int rc = exp_relink_with(tg, &q, err);
+	free(q.map_out);
 	return rc;
 }

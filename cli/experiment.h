@@ -17,10 +17,22 @@
 
 /* How an image is measured and what it gave: the session's measurement job
  * (session/session.h: xb_measure_plan, xb_measure_result). */
+/* How an image runs on the virtual bench: its map and the virtual host's network (all
+ * zero: the echo firmware's, 192.0.2.2 and 192.0.2.1 with UDP echoes to port 7). */
+typedef struct exp_board {
+	const char *map;              /* NULL: next to the ELF */
+	const uint8_t *peer_ip;       /* 4 bytes each; NULL: the bench's defaults */
+	const uint8_t *device_ip;
+	const uint8_t *netmask;
+	int dhcp;                     /* the virtual host asks the device's DHCP server */
+	unsigned udp_port;            /* the image's UDP echo port (0: 7) */
+} exp_board;
+
 /* A profile run: the image flashed through the virtual probe, pings (and, when udp_rate is
  * set, a UDP stream after them), PC samples through the probe during the traffic, and the
  * fetch trace of the whole run. */
 typedef struct exp_profile_req {
+	const exp_board *board; /* NULL: the echo firmware's */
 	unsigned pings;
 	double interval_ms;
 	uint32_t udp_rate;      /* 0: pings only */
@@ -35,6 +47,9 @@ typedef struct exp_profile_req {
  * NULL, gets the usbmon records. 0, or -1 with err. */
 int exp_measure(const xb_target *tg, const char *elf, const xb_measure_plan *m, const char *pcap,
 		xb_measure_result *out, xb_err *err);
+/* The same on a board of its own (b NULL: exp_measure). */
+int exp_measure_on(const xb_target *tg, const char *elf, const exp_board *b,
+		   const xb_measure_plan *m, const char *pcap, xb_measure_result *out, xb_err *err);
 int exp_profile(const xb_target *tg, const char *elf, exp_profile_req *req, xb_err *err);
 
 /* ---- Building (exp_build.c) ---- */
@@ -50,17 +65,29 @@ int exp_make(const char *fwdir, const char *const *args, const char *log, xb_err
 int exp_relink(const xb_target *tg, const char *stock_elf, const char *build_dir,
 	       const char *variant_arg, const char *layout_dir, const char *name, const char *elf,
 	       const char *log, xb_err *err);
+/* The same through any builder (session/builder.h: the command builder's template for
+ * another image's build) with the stock image's map (NULL: next to it); *map_out (may be
+ * NULL) gets the relinked image's map as the build left it (a new string, NULL: none). */
+typedef struct exp_relink_req {
+	const xb_builder *builder;
+	const char *stock_elf, *stock_map;
+	const char *build_dir, *layout_dir, *name, *elf;
+	const char *log;
+	char *map_out;          /* out */
+} exp_relink_req;
+int exp_relink_with(const xb_target *tg, exp_relink_req *rq, xb_err *err);
 /* Builds its default variant into build_dir (make decides what is out of date; the output
  * goes to log); *elf gets the image's path (a new string). 0, or -1 with err. */
 int exp_build_firmware(const char *fwdir, const char *build_dir, const char *log, char **elf,
 		       xb_err *err);
 
-/* Plans a layout of elf (its map next to it) with the planner name from the samples and
+/* Plans a layout of elf (its map: req->map, else the one next to it) with the planner name from the samples and
  * trace files, writes layout.txt, addresses.txt and the linker fragments to dir, and
  * predicts it with predict_trace (another trace of the same image: the workload measured).
  * sram_libs: the libraries to put in SRAM whole (comma-separated; NULL none). */
 typedef struct exp_plan_req {
 	const char *elf, *samples, *trace, *predict_trace;
+	const char *map;        /* NULL: next to the ELF */
 	const char *strategy;
 	uint32_t sram_budget, pad_budget;
 	const char *sram_libs;
@@ -69,8 +96,9 @@ typedef struct exp_plan_req {
 	xb_prediction pred;
 } exp_plan_req;
 int exp_plan(const xb_target *tg, exp_plan_req *req, xb_err *err);
-/* The stock layout's prediction from a trace (the measured workload). */
-int exp_predict_stock(const xb_target *tg, const char *elf, const char *trace,
+/* The stock layout's prediction from a trace (the measured workload); map NULL: next to
+ * the ELF. */
+int exp_predict_stock(const xb_target *tg, const char *elf, const char *map, const char *trace,
 		      xb_prediction *out, xb_err *err);
 
 #endif
