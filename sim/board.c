@@ -27,6 +27,11 @@ typedef struct board_hook {
 
 struct xb_board {
 	xb_cpu cpu;
+	xb_cpu *cur;       /* the core executing or being accessed (&cpu between instructions) */
+	xb_cpu core1;      /* RP2040 core 1 (see board.h "Core 1") */
+	int core1_on;      /* core 1 executes instructions (enabled, out of reset) */
+	int core1_enabled; /* board_core1_enable: the board has core 1's boot path */
+	int core1_held;    /* held in reset (board_core1_reset) */
 	xb_target target;
 	xb_bus *bus;
 	xb_cache *cache;
@@ -41,6 +46,160 @@ struct xb_board {
 	size_t nhooks, hooks_cap;
 	int stop_requested;
 };
+
+/* ---- Core 1 (board.h "Core 1") ---- */
+
+/* Core 1 shares everything but its own state with core 0. */
+static void board_core1_init(xb_board *b)
+{
+	xb_cpu *c = &b->cpu, *k = &b->core1;
+	cpu_init(k);
+	k->board = b;
+	k->bus = c->bus;
+	k->cache = c->cache;
+	k->miss_penalty = c->miss_penalty;
+	k->sram = c->sram;
+	k->sram_base = c->sram_base;
+	k->sram_size = c->sram_size;
+	k->sram_unstriped = c->sram_unstriped;
+	k->flash = c->flash;
+	k->flash_size = c->flash_size;
+	k->rom = c->rom;
+	k->rom_base = c->rom_base;
+	k->rom_size = c->rom_size;
+	k->xip_naliases = c->xip_naliases;
+	memcpy(k->xip_alias_base, c->xip_alias_base, sizeof k->xip_alias_base);
+	memcpy(k->xip_alias_mode, c->xip_alias_mode, sizeof k->xip_alias_mode);
+	k->reset_vtor = c->rom_base; /* both cores boot through the bootrom's vectors */
+	k->until_pc = ~0u;
+	k->core = 1;
+}
+
+/* Core 1's reset: its registers, NVIC, SysTick and SCB to their reset state, SP and PC from
+ * the bootrom's vector table; it runs from there when enabled and not held in reset. */
+static void board_core1_restart(xb_board *b)
+{
+	xb_cpu *k = &b->core1;
+	k->cycles = b->cpu.cycles;
+	b->core1_on = b->core1_enabled && !b->core1_held;
+	if (!b->core1_on)
+		return;
+	ppb_reset(k);
+	cpu_system_reset(k);
+}
+
+/* An interrupt line change reaching core 1's NVIC (level -1: a one-time pend). */
+static void board_core1_irq(xb_board *b, uint32_t bit, int level)
+{
+	xb_cpu *k = &b->core1;
+	unsigned n = XB_EXC_IRQ0 + (unsigned)__builtin_ctz(bit);
+	if (level < 0) {
+		cpu_set_pending(k, n);
+	} else if (level) {
+		if (!(k->irq_line & bit)) {
+			k->irq_line |= bit;
+			cpu_set_pending(k, n);
+		}
+	} else {
+		k->irq_line &= ~bit;
+	}
+	/* A sleeping core 1 may wake: end the running core's stretch so the run loop sees it
+	 * at this instant rather than at the end of a long one. */
+	if (b->core1_on && k->sleep)
+		b->cur->stop_at = 0;
+}
+
+/* Core 1 can execute instructions now (wakes it if a wake-up condition holds). */
+static int board_core1_live(xb_board *b)
+{
+	xb_cpu *k = &b->core1;
+	if (!b->core1_on || k->halted || k->lockup)
+		return 0;
+	return !k->sleep || cpu_try_wake(k);
+}
+
+/* The end of core 0's next stretch: a quantum while core 1 is live. */
+static uint64_t board_core1_limit(xb_board *b, uint64_t limit)
+{
+	if (board_core1_live(b)) {
+		uint64_t q = b->cpu.cycles + XB_CORE_QUANTUM;
+		if (q < limit)
+			limit = q;
+	}
+	return limit;
+}
+
+/* Core 1 sees the XIP state that XIP_CTRL keeps in core 0's structure. */
+static void board_core1_sync_xip(xb_board *b)
+{
+	xb_cpu *c = &b->cpu, *k = &b->core1;
+	if (k->xip_cache_on != c->xip_cache_on || k->xip_sram_on != c->xip_sram_on ||
+	    k->xip_busy_until != c->xip_busy_until) {
+		k->xip_cache_on = c->xip_cache_on;
+		k->xip_sram_on = c->xip_sram_on;
+		k->xip_busy_until = c->xip_busy_until;
+		cpu_forget_region(k);
+	}
+}
+
+/* Runs core 1 up to the time core 0 has reached. A core 1 asleep when this starts slept
+ * through core 0's stretch: what woke it (a SEV, a FIFO interrupt) happened during it, so
+ * it wakes at the start of the next stretch (board_core1_live). */
+static void board_core1_catch_up(xb_board *b)
+{
+	xb_cpu *k = &b->core1;
+	uint64_t to = b->cpu.cycles;
+	if (k->cycles >= to)
+		return;
+	if (k->sleep || k->halted || k->lockup) {
+		*(k->sleep ? &k->sleep_cycles : &k->halted_cycles) += to - k->cycles;
+		k->cycles = to;
+		return;
+	}
+	b->cur = k;
+	board_core1_sync_xip(b);
+	while (k->cycles < to && !b->stop_requested && !k->reset_requested) {
+		if (k->halted || k->lockup) {
+			k->halted_cycles += to - k->cycles;
+			k->cycles = to;
+			break;
+		}
+		int masked = (k->dhcsr & (DHCSR_C_DEBUGEN | DHCSR_C_MASKINTS)) ==
+			     (DHCSR_C_DEBUGEN | DHCSR_C_MASKINTS);
+		int took = masked ? 0 : cpu_take_pending(k);
+		if (k->halted || k->lockup)
+			continue;
+		if (took && k->halt_pending_step) {
+			k->halt_pending_step = 0;
+			cpu_halt(k, DFSR_HALTED);
+			continue;
+		}
+		if (k->sleep && !cpu_try_wake(k)) {
+			k->sleep_cycles += to - k->cycles;
+			k->cycles = to;
+			break;
+		}
+		uint32_t pc = k->r[15];
+		if (k->bp_active && ppb_breakpoint_hit(k, pc)) {
+			if (k->dhcsr & DHCSR_C_DEBUGEN)
+				cpu_halt(k, DFSR_BKPT);
+			else
+				cpu_raise_hardfault(k, XB_FAULT_BKPT, pc, pc);
+			continue;
+		}
+		k->stop_at = (k->bp_active || k->halt_pending_step) ? k->cycles + 1 : to;
+		uint64_t before = k->insns;
+		cpu_run(k);
+		if (k->insns != before) {
+			k->retired = 1;
+			if (k->halt_pending_step) {
+				k->halt_pending_step = 0;
+				cpu_halt(k, DFSR_HALTED);
+			}
+		}
+	}
+	b->cur = &b->cpu;
+}
 
 /* ---- Memories ---- */
 
@@ -203,6 +362,8 @@ xb_board *board_new(const xb_target *t, xb_err *err)
 	}
 	c->reset_vtor = (t->flash_base ? t->flash_base : t->aliases[0].base) + 0x100;
 	c->until_pc = ~0u;
+	b->cur = c;
+	board_core1_init(b);
 
 	int bad = bus_map_memory(b->bus, b->sram_base, b->sram_size, "SRAM", b->sram, 1);
 	if (!bad && b->rom)
@@ -278,6 +439,12 @@ void board_set_reset_vtor(xb_board *b, uint32_t vtor)
 	b->cpu.reset_vtor = vtor & ~0xFFu; /* VTOR.TBLOFF is bits 31:8 on the M0+ */
 }
 
+void board_set_xip_miss_penalty(xb_board *b, uint32_t cycles)
+{
+	b->cpu.miss_penalty = cycles;
+	b->core1.miss_penalty = cycles;
+}
+
 void board_on_reset(xb_board *b, xb_reset_fn fn, void *ctx)
 {
 	xb_grow(&b->hooks, &b->hooks_cap, b->nhooks + 1, sizeof *b->hooks);
@@ -290,6 +457,8 @@ void board_reset(xb_board *b)
 	xip_reset(&b->xip);
 	ppb_reset(c);
 	cpu_system_reset(c);
+	b->core1_held = 0;
+	board_core1_restart(b);
 	for (size_t i = 0; i < b->nhooks; i++)
 		b->hooks[i].fn(b, b->hooks[i].ctx);
 	cpu_irq_changed(c);
@@ -299,7 +468,7 @@ void board_reset(xb_board *b)
 
 uint64_t board_cycles(const xb_board *b)
 {
-	return b->cpu.cycles;
+	return b->cur->cycles;
 }
 
 uint32_t board_cpu_hz(const xb_board *b)
@@ -353,7 +522,7 @@ static void board_heap_remove(xb_board *b, size_t i)
 
 uint64_t board_schedule(xb_board *b, uint64_t at, xb_event_fn fn, void *ctx)
 {
-	xb_cpu *c = &b->cpu;
+	xb_cpu *c = b->cur;
 	if (at < c->cycles)
 		at = c->cycles;
 	xb_grow(&b->events, &b->events_cap, b->nevents + 1, sizeof *b->events);
@@ -407,12 +576,15 @@ void board_irq_set(xb_board *b, unsigned irq, int level)
 	} else {
 		c->irq_line &= ~bit;
 	}
+	board_core1_irq(b, bit, level); /* every line reaches both NVICs */
 }
 
 void board_irq_pend(xb_board *b, unsigned irq)
 {
-	if (irq < 32)
+	if (irq < 32) {
 		cpu_set_pending(&b->cpu, XB_EXC_IRQ0 + irq);
+		board_core1_irq(b, 1u << irq, -1);
+	}
 }
 
 void board_nmi(xb_board *b)
@@ -448,6 +620,7 @@ void board_stop(xb_board *b)
 {
 	b->stop_requested = 1;
 	b->cpu.stop_at = 0;
+	b->cur->stop_at = 0;
 }
 
 static uint64_t board_min(uint64_t a, uint64_t b)
@@ -460,10 +633,14 @@ static void board_idle(xb_board *b, uint64_t end, uint64_t *counter)
 {
 	xb_cpu *c = &b->cpu;
 	uint64_t to = board_min(board_next_event(b), end);
+	if (b->core1_on)
+		to = board_core1_limit(b, to);
 	if (to > c->cycles) {
 		*counter += to - c->cycles;
 		c->cycles = to;
 	}
+	if (b->core1_on)
+		board_core1_catch_up(b);
 }
 
 enum xb_run_result board_run(xb_board *b, uint64_t max_cycles)
@@ -474,7 +651,7 @@ enum xb_run_result board_run(xb_board *b, uint64_t max_cycles)
 	b->stop_requested = 0;
 	for (;;) {
 		board_run_events(b);
-		if (c->reset_requested)
+		if (c->reset_requested || b->core1.reset_requested)
 			board_reset(b);
 		if (b->stop_requested)
 			return XB_RUN_STOPPED;
@@ -517,11 +694,15 @@ enum xb_run_result board_run(xb_board *b, uint64_t max_cycles)
 			continue;
 		}
 		uint64_t limit = board_min(board_next_event(b), end);
+		if (b->core1_on)
+			limit = board_core1_limit(b, limit);
 		if (c->bp_active || c->until_pc != ~0u || c->halt_pending_step)
 			limit = c->cycles + 1; /* one instruction at a time */
 		c->stop_at = limit;
 		uint64_t before = c->insns;
 		cpu_run(c);
+		if (b->core1_on)
+			board_core1_catch_up(b);
 		if (c->insns != before) {
 			c->retired = 1;
 			if (c->halt_pending_step) {
@@ -668,6 +849,8 @@ void board_counters(const xb_board *b, xb_board_counters *out)
 	out->xip_accesses = cache_total_accesses(b->cache);
 	out->xip_hits = cache_total_hits(b->cache);
 	out->xip_misses = cache_total_misses(b->cache);
+	out->core1_instructions = b->core1.insns;
+	out->core1_sleep_cycles = b->core1.sleep_cycles;
 }
 
 void board_trace_mark(xb_board *b, uint32_t mark)
@@ -679,10 +862,148 @@ void board_trace_mark(xb_board *b, uint32_t mark)
 void board_set_trace(xb_board *b, xb_trace_stream *s)
 {
 	b->cpu.trace = s;
+	b->core1.trace = s; /* both cores' fetches, in the order they reach the cache */
 }
 
 void board_trace_mark_echo(xb_board *b)
 {
 	if (b->cpu.trace)
 		trace_stream_mark_echo(b->cpu.trace);
+}
+
+/* ---- Core 1: public interface ---- */
+
+xb_cpu *board_cur_cpu(xb_board *b)
+{
+	return b->cur;
+}
+
+unsigned board_current_core(const xb_board *b)
+{
+	return b->cur->core;
+}
+
+int board_core1_running(const xb_board *b)
+{
+	return b->core1_on;
+}
+
+void board_core1_enable(xb_board *b)
+{
+	if (b->core1_enabled)
+		return;
+	b->core1_enabled = 1;
+	board_core1_restart(b);
+}
+
+void board_cpu_sev(xb_cpu *c)
+{
+	xb_board *b = c->board;
+	if (c->core == 1) {
+		board_signal_event(b);
+		return;
+	}
+	if (!b->core1_on)
+		return;
+	xb_cpu *k = &b->core1;
+	k->event_reg = 1;
+	if (k->sleep == XB_SLEEP_WFE)
+		c->stop_at = 0; /* core 1 wakes: let the run loop interleave it from now */
+}
+
+void board_core1_reset(xb_board *b, int held)
+{
+	if (!held == !b->core1_held)
+		return;
+	b->core1_held = held != 0;
+	if (held) {
+		cpu_system_reset(&b->core1); /* its state is lost; it executes nothing */
+		ppb_reset(&b->core1);
+		b->core1_on = 0;
+	} else {
+		board_core1_restart(b);
+		b->cur->stop_at = 0; /* interleave core 1 from this instant */
+	}
+}
+
+static const xb_cpu *board_core_cpu(const xb_board *b, unsigned core)
+{
+	return core ? &b->core1 : &b->cpu;
+}
+
+uint32_t board_core_reg(const xb_board *b, unsigned core, unsigned reg)
+{
+	return cpu_get_reg(board_core_cpu(b, core), reg);
+}
+
+int board_core_halted(const xb_board *b, unsigned core)
+{
+	return board_core_cpu(b, core)->halted;
+}
+
+int board_core_sleeping(const xb_board *b, unsigned core)
+{
+	return board_core_cpu(b, core)->sleep != XB_AWAKE;
+}
+
+/* A board without core 1 (no board_core1_enable) has no PPB behind core 1's debug port. */
+static int board_core_absent(const xb_board *b, unsigned core, uint32_t addr)
+{
+	return core && !b->core1_enabled && addr >= 0xE0000000u && addr < 0xE0100000u;
+}
+
+int board_core_debug_read(xb_board *b, unsigned core, uint32_t addr, unsigned size,
+			  uint32_t *value)
+{
+	xb_cpu *saved = b->cur;
+	b->cur = core ? &b->core1 : &b->cpu;
+	int rc;
+	*value = 0;
+	if ((size != 1 && size != 2 && size != 4) || (addr & (size - 1)) ||
+	    board_core_absent(b, core, addr))
+		rc = -1;
+	else if (ppb_debug_only(addr))
+		rc = ppb_debug_read(b->cur, addr, size, value);
+	else
+		rc = bus_debug_read(b->bus, addr, size, value);
+	b->cur = saved;
+	return rc;
+}
+
+int board_core_debug_write(xb_board *b, unsigned core, uint32_t addr, unsigned size,
+			   uint32_t value)
+{
+	xb_cpu *saved = b->cur;
+	b->cur = core ? &b->core1 : &b->cpu;
+	int rc;
+	if ((size != 1 && size != 2 && size != 4) || (addr & (size - 1)) ||
+	    board_core_absent(b, core, addr))
+		rc = -1;
+	else if (ppb_debug_only(addr))
+		rc = ppb_debug_write(b->cur, addr, size, value);
+	else
+		rc = bus_debug_write(b->bus, addr, size, value);
+	b->cur = saved;
+	return rc;
+}
+
+uint32_t board_core_pcsr(const xb_board *b, unsigned core)
+{
+	if (!core)
+		return board_pcsr(b);
+	if (!b->core1_on || b->core1.halted || b->core1.lockup)
+		return 0xFFFFFFFFu;
+	return b->core1.cur_pc;
+}
+
+uint64_t board_core_faults(const xb_board *b, unsigned core, xb_fault *last)
+{
+	const xb_cpu *c = board_core_cpu(b, core);
+	if (last) {
+		if (c->nfaults)
+			*last = c->last_fault;
+		else
+			memset(last, 0, sizeof *last);
+	}
+	return c->nfaults;
 }

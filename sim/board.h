@@ -73,6 +73,10 @@ uint8_t *board_flash(xb_board *b, uint32_t *size);
  * boot through a ROM vector table at address 0). */
 void board_set_reset_vtor(xb_board *b, uint32_t vtor);
 
+/* The CPU cycles an XIP cache miss costs (both cores), as the flash interface's read format
+ * and clock divider imply (sim/ssi.c). Starts at the target's miss_penalty. */
+void board_set_xip_miss_penalty(xb_board *b, uint32_t cycles);
+
 /* System reset (also what AIRCR.SYSRESETREQ does): CPU registers, NVIC, SysTick, SCB,
  * XIP_CTRL (cache flushed, counters kept) and every device that registered a reset hook
  * go to their reset state; memory, flash and virtual time are kept; SP and PC are loaded
@@ -230,6 +234,8 @@ typedef struct xb_board_counters {
 	uint64_t xip_accesses;  /* cache model totals (cache_total_accesses ...) */
 	uint64_t xip_hits;
 	uint64_t xip_misses;
+	uint64_t core1_instructions; /* core 1's retired instructions */
+	uint64_t core1_sleep_cycles; /* core 1's cycles asleep (WFI/WFE) */
 } xb_board_counters;
 void board_counters(const xb_board *b, xb_board_counters *out);
 
@@ -244,5 +250,52 @@ void board_set_trace(xb_board *b, xb_trace_stream *s);
 void board_trace_mark(xb_board *b, uint32_t mark);
 /* Marks an echo boundary in the trace (no-op without one). */
 void board_trace_mark_echo(xb_board *b);
+
+/* ---- Core 1 ----
+ *
+ * The RP2040's second Cortex-M0+ has its own registers, NVIC, SysTick, SCB, debug registers
+ * and DWT (a second core in the board); memories, the bus, the cache and every device are
+ * shared, and every external interrupt line reaches both NVICs. Core 1 exists once
+ * board_core1_enable was called (the SIO does it: CPUID is what sends core 1 down the
+ * bootrom's wait_for_vector path, RP2040 datasheet 2.8.2); from then on every reset starts
+ * it at the bootrom's reset vector, like core 0 on the chip, and it waits there for core 0's
+ * FIFO handshake (pico-sdk's multicore_launch_core1).
+ *
+ * Scheduling (deterministic): while core 1 is awake, the board alternates the cores in
+ * quanta of XB_CORE_QUANTUM cycles: core 0 runs to the end of a quantum (or the next event),
+ * then core 1 runs up to the time core 0 reached; events run between quanta. What one core
+ * does (a FIFO word, a spinlock, a SEV) is thus seen by the other up to one quantum late,
+ * and events scheduled by core 1 run up to a quantum late. While core 1 is asleep (WFE in
+ * the bootrom, WFI/WFE in firmware), halted, locked up or held in reset, core 0 runs as on a
+ * one-core board, without quanta; a sleeping core 1 wakes at the instant core 0's stretch
+ * ends (a SEV or an interrupt for core 1 ends the stretch at once). board_cycles is the
+ * clock of the core executing (core 0's between instructions and in events). */
+#define XB_CORE_QUANTUM 64u
+
+/* Gives the board its core 1 (idempotent): it starts now at the ROM's reset vector. */
+void board_core1_enable(xb_board *b);
+/* The core whose instruction or debug access is in progress (0 or 1); 0 elsewhere. */
+unsigned board_current_core(const xb_board *b);
+/* 1 while core 1 executes (enabled and not held in reset). */
+int board_core1_running(const xb_board *b);
+/* Core 1 held in reset (held = 1: it stops at once; PSM FRCE_OFF.PROC1 in RP2040 terms,
+ * pico-sdk's multicore_reset_core1) or released (held = 0: it restarts at the bootrom's
+ * reset vector). board_reset releases it. */
+void board_core1_reset(xb_board *b, int held);
+
+/* Per-core views of the debug interface: core 0 is what the functions above give; core 1
+ * has its own PPB (SysTick, NVIC, SCB, DWT, breakpoints, DHCSR ...), and SIO CPUID reads 1
+ * through its accesses. */
+uint32_t board_core_reg(const xb_board *b, unsigned core, unsigned reg);
+int board_core_halted(const xb_board *b, unsigned core);
+int board_core_sleeping(const xb_board *b, unsigned core);
+int board_core_debug_read(xb_board *b, unsigned core, uint32_t addr, unsigned size,
+			  uint32_t *value);
+int board_core_debug_write(xb_board *b, unsigned core, uint32_t addr, unsigned size,
+			   uint32_t value);
+/* board_pcsr for either core (core 1 not running: 0xFFFFFFFF). */
+uint32_t board_core_pcsr(const xb_board *b, unsigned core);
+/* board_faults for either core. */
+uint64_t board_core_faults(const xb_board *b, unsigned core, xb_fault *last);
 
 #endif

@@ -39,6 +39,8 @@ struct xb_bus {
 	int cur_write;
 	uint32_t stall;
 	uint64_t unmapped;
+	xb_unmapped_fn unmapped_fn;
+	void *unmapped_ctx;
 	/* reported addresses (open addressing; 0 marks a free slot, so address 0 is kept
 	 * apart) */
 	uint32_t *seen;
@@ -106,6 +108,12 @@ void bus_set_pc(xb_bus *bus, uint32_t pc)
 uint64_t bus_unmapped_count(const xb_bus *bus)
 {
 	return bus->unmapped;
+}
+
+void bus_set_unmapped_hook(xb_bus *bus, xb_unmapped_fn fn, void *ctx)
+{
+	bus->unmapped_fn = fn;
+	bus->unmapped_ctx = ctx;
 }
 
 static int bus_in_peripheral_space(uint32_t addr)
@@ -282,6 +290,8 @@ static int bus_first_time(xb_bus *bus, uint32_t addr)
 static void bus_report(xb_bus *bus, uint32_t addr, unsigned size, int write, const char *where)
 {
 	bus->unmapped++;
+	if (bus->unmapped_fn)
+		bus->unmapped_fn(bus->unmapped_ctx, addr, size, write, bus->debug, bus->pc);
 	if (!bus_first_time(bus, addr))
 		return;
 	char who[32];

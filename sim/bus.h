@@ -151,4 +151,12 @@ void bus_set_pc(xb_bus *bus, uint32_t pc);
 /* Unmapped accesses seen so far (every one, not only the reported first per address). */
 uint64_t bus_unmapped_count(const xb_bus *bus);
 
+/* Called for every access the log reports about (unmapped addresses, holes in a device's
+ * block, writes to read-only memory), each time, before the once-per-address filter: addr,
+ * size, write, whether the debug port made it and the PC of the instruction. One hook per
+ * bus; fn NULL removes it. */
+typedef void (*xb_unmapped_fn)(void *ctx, uint32_t addr, unsigned size, int write, int debug,
+			       uint32_t pc);
+void bus_set_unmapped_hook(xb_bus *bus, xb_unmapped_fn fn, void *ctx);
+
 #endif

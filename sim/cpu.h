@@ -157,6 +157,7 @@ typedef struct xb_cpu {
 	xb_fault last_fault;
 	uint64_t sleep_cycles, halted_cycles;
 	int reset_requested; /* AIRCR.SYSRESETREQ, acted on between instructions */
+	unsigned core;       /* 0 or 1 (RP2040 core number) */
 } xb_cpu;
 
 /* ---- cpu_decode.c ---- */
@@ -238,5 +239,11 @@ static inline uint32_t cpu_sram_unstriped(uint32_t alias_off)
  * flash miss penalties but not the access itself. */
 int cpu_read_word(xb_cpu *c, uint32_t addr, uint32_t *value);
 int cpu_write_word(xb_cpu *c, uint32_t addr, uint32_t value);
+
+/* ---- board.c: the two cores ---- */
+/* The core executing now (or whose debug port is accessing): PPB registers are its own. */
+xb_cpu *board_cur_cpu(xb_board *b);
+/* SEV by core c (after its own event register is set): signals the other core. */
+void board_cpu_sev(xb_cpu *c);
 
 #endif

@@ -420,8 +420,9 @@ static void cpu_exec_hint(xb_cpu *c, uint32_t insn)
 		c->sleep = XB_SLEEP_WFI;
 		c->stop_at = 0;
 		break;
-	case 4: /* SEV */
+	case 4: /* SEV: this core's event register and the other core's */
 		c->event_reg = 1;
+		board_cpu_sev(c);
 		break;
 	default: /* NOP, YIELD, unallocated hints */
 		break;

@@ -478,7 +478,7 @@ xb_ecmhost *ecmhost_new(xb_usbhost *h, const xb_ecmhost_options *o)
 	e->halt_in.buf = xcalloc(1, CTL_BUF);
 	e->halt_out.buf = xcalloc(1, CTL_BUF);
 	e->halt_status.buf = xcalloc(1, CTL_BUF);
-	usbhost_set_driver(h, &ecm_driver, e);
+	usbhost_add_driver(h, &ecm_driver, e);
 	return e;
 }
 
@@ -497,7 +497,7 @@ void ecmhost_free(xb_ecmhost *e)
 	for (unsigned i = 0; e->tx && i < e->opt.tx_urbs; i++)
 		if (e->tx[i].urb.queued)
 			usbhost_unlink(e->h, &e->tx[i].urb);
-	usbhost_set_driver(e->h, NULL, NULL);
+	usbhost_remove_driver(e->h, &ecm_driver, e);
 	ecm_release(e);
 	free(e->ctl.buf);
 	free(e->halt_in.buf);

@@ -57,7 +57,7 @@ typedef struct xb_ecmhost_options {
 	unsigned tx_queue; /* frames waiting beyond those (default 1000: txqueuelen) */
 } xb_ecmhost_options;
 
-/* Becomes h's class driver. o may be NULL (no callbacks). */
+/* One of h's class drivers (usbhost_add_driver). o may be NULL (no callbacks). */
 xb_ecmhost *ecmhost_new(xb_usbhost *h, const xb_ecmhost_options *o);
 /* Unlinks its URBs (their callbacks see -ENOENT), stops being h's driver. */
 void ecmhost_free(xb_ecmhost *e);

@@ -1,7 +1,7 @@
 /* gpio: the RP2040's user bank of pins on the virtual Pico: IO_BANK0 (function select,
  * overrides, status, edge and level interrupts) and PADS_BANK0 (pulls, input enable,
- * output disable). Pins are driven by the SIO or by UART0's idle TX line; nothing outside
- * the chip drives them. */
+ * output disable). Pins are driven by the SIO, PIO0/PIO1 or UART0's idle TX line;
+ * nothing outside the chip drives them. */
 #include <stdlib.h>
 
 #include "periph.h"
@@ -24,6 +24,8 @@ enum {
 #define IO_CTRL_RESET 0x1Fu
 #define IO_FUNC_UART 2u
 #define IO_FUNC_SIO 5u
+#define IO_FUNC_PIO0 6u /* PIO1 is 7 */
+#define IO_FUNC_PIO1 7u
 #define IO_STATUS_OUTFROMPERI 0x00000100u
 #define IO_STATUS_OUTTOPAD 0x00000200u
 #define IO_STATUS_OEFROMPERI 0x00001000u
@@ -32,8 +34,9 @@ enum {
 #define IO_STATUS_INTOPERI 0x00080000u
 #define IO_STATUS_IRQFROMPAD 0x01000000u
 #define IO_STATUS_IRQTOPROC 0x04000000u
-/* Pins where FUNCSEL 2 is UART0 TX (RP2040 datasheet 2.19.2). */
+/* Pins where FUNCSEL 2 is UART0 TX, and UART1 TX (RP2040 datasheet 2.19.2). */
 #define IO_UART0_TX_PINS ((1u << 0) | (1u << 12) | (1u << 16) | (1u << 28))
+#define IO_UART1_TX_PINS ((1u << 4) | (1u << 8) | (1u << 20) | (1u << 24))
 
 /* INTR nibble per pin. */
 #define IO_INT_LEVEL_LOW 0x1u
@@ -69,6 +72,11 @@ struct xb_gpio {
 	uint32_t pad[GPIO_PINS];
 	uint32_t voltage_select, swclk, swd;
 	uint32_t sio_out, sio_oe;
+	uint32_t pio_out[2], pio_oe[2]; /* what PIO0/PIO1 drive (gpio_set_pio) */
+	struct {
+		void (*fn)(void *ctx);
+		void *ctx;
+	} input_hooks[2]; /* gpio_on_input */
 	io_irq_group groups[3];
 	/* pin state after the last update, one bit per pin */
 	uint32_t out_peri, oe_peri, out_pad, oe_pad, level, in_pad, in_peri;
@@ -131,7 +139,10 @@ static void gpio_update(xb_gpio *g)
 		if (func == IO_FUNC_SIO) {
 			out = (g->sio_out & bit) != 0;
 			oe = (g->sio_oe & bit) != 0;
-		} else if (func == IO_FUNC_UART && (IO_UART0_TX_PINS & bit)) {
+		} else if (func == IO_FUNC_PIO0 || func == IO_FUNC_PIO1) {
+			out = (g->pio_out[func - IO_FUNC_PIO0] & bit) != 0;
+			oe = (g->pio_oe[func - IO_FUNC_PIO0] & bit) != 0;
+		} else if (func == IO_FUNC_UART && ((IO_UART0_TX_PINS | IO_UART1_TX_PINS) & bit)) {
 			out = oe = 1; /* an idle TX line is high */
 		}
 		int o = io_override(ctrl >> 8, out), e = io_override(ctrl >> 12, oe);
@@ -162,6 +173,7 @@ static void gpio_update(xb_gpio *g)
 	g->oe_pad = oe_pad;
 	g->level = level;
 	g->in_pad = in_pad;
+	uint32_t in_changed = g->in_peri ^ in_peri;
 	g->in_peri = in_peri;
 	int line = 0;
 	for (unsigned n = 0; n < GPIO_PINS && !line; n++) {
@@ -172,12 +184,36 @@ static void gpio_update(xb_gpio *g)
 		g->irq_level = line;
 		board_irq_set(g->board, XB_IRQ_IO_BANK0, line);
 	}
+	for (unsigned i = 0; i < 2 && in_changed; i++)
+		if (g->input_hooks[i].fn)
+			g->input_hooks[i].fn(g->input_hooks[i].ctx);
 }
 
 void gpio_set_sio(xb_gpio *g, uint32_t out, uint32_t oe)
 {
 	g->sio_out = out & GPIO_PIN_MASK;
 	g->sio_oe = oe & GPIO_PIN_MASK;
+	gpio_update(g);
+}
+
+void gpio_on_input(xb_gpio *g, void (*fn)(void *ctx), void *ctx)
+{
+	for (unsigned i = 0; i < 2; i++)
+		if (!g->input_hooks[i].fn) {
+			g->input_hooks[i].fn = fn;
+			g->input_hooks[i].ctx = ctx;
+			return;
+		}
+}
+
+void gpio_set_pio(xb_gpio *g, unsigned n, uint32_t out, uint32_t oe)
+{
+	out &= GPIO_PIN_MASK;
+	oe &= GPIO_PIN_MASK;
+	if (n > 1 || (g->pio_out[n] == out && g->pio_oe[n] == oe))
+		return;
+	g->pio_out[n] = out;
+	g->pio_oe[n] = oe;
 	gpio_update(g);
 }
 

@@ -64,4 +64,19 @@ enum xb_image_format loader_detect(const uint8_t *data, size_t len);
 int loader_load_file(xb_board *b, const char *path, enum xb_image_format fmt, uint32_t bin_addr,
 		     xb_load_info *info, xb_err *err);
 
+/* How the core starts after a reset (sim/ssi.c, docs/sim-peripherals.md "Booting"):
+ * boot2 as the RP2040 does (the bootrom checks the CRC-32 of the first 252 bytes of flash,
+ * copies them to SRAM and runs them; a mismatch is where the chip would enter USB boot),
+ * or a direct start from the vector table the loader found, with the SSI and the flash
+ * already in the state pico-sdk's boot2_w25q080 leaves. Auto: boot2 when the image has a
+ * valid boot2 in front of the vector table at 0x10000100, the direct start otherwise. */
+enum xb_boot_mode { XB_BOOT_AUTO = 0, XB_BOOT_DIRECT, XB_BOOT_BOOT2 };
+
+typedef struct xb_boot_info {
+	enum xb_boot_mode requested, used; /* used: direct or boot2 */
+	int boot2_valid;          /* the CRC in flash matched at the last check */
+	uint32_t crc_computed, crc_image;
+	int usb_boot;             /* a boot2 boot found a bad CRC: the chip would enter USB boot */
+} xb_boot_info;
+
 #endif

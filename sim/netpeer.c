@@ -17,6 +17,9 @@ void netpeer_options_init(xb_netpeer_options *o)
 	o->arp_retry_ms = 1000;
 	o->arp_tries = 3;
 	o->arp_queue = 100;
+	static const uint8_t mask[4] = {255, 255, 255, 0};
+	memcpy(o->netmask, mask, 4);
+	o->dhcp_tries = 4;
 }
 
 static int mac_is_zero(const uint8_t *m)
@@ -40,6 +43,11 @@ xb_netpeer *netpeer_new(xb_board *b, const xb_netpeer_wire *w, const xb_netpeer_
 		np->opt.arp_queue = 1;
 	if (!np->opt.arp_retry_ms)
 		np->opt.arp_retry_ms = 1;
+	if (!np->opt.dhcp_tries)
+		np->opt.dhcp_tries = 4;
+	static const uint8_t zero4[4], mask24[4] = {255, 255, 255, 0};
+	if (memcmp(np->opt.netmask, zero4, 4) == 0)
+		memcpy(np->opt.netmask, mask24, 4);
 	memcpy(np->mac, mac_is_zero(np->opt.mac) ? default_mac : np->opt.mac, 6);
 	np->pending = xcalloc(np->opt.arp_queue, sizeof *np->pending);
 	return np;
@@ -47,14 +55,26 @@ xb_netpeer *netpeer_new(xb_board *b, const xb_netpeer_wire *w, const xb_netpeer_
 
 /* ---- The CDC-ECM wire ---- */
 
+/* The three class drivers sit side by side on the host; the one that bound the device
+ * carries the frames. */
 static int ecm_wire_send(void *ctx, const uint8_t *frame, size_t len)
 {
-	return ecmhost_send(ctx, frame, len);
+	xb_netpeer *np = ctx;
+	if (rndishost_up(np->rndis))
+		return rndishost_send(np->rndis, frame, len);
+	if (ncmhost_up(np->ncm))
+		return ncmhost_send(np->ncm, frame, len);
+	return ecmhost_send(np->ecm, frame, len);
 }
 
 static const uint8_t *ecm_wire_mac(void *ctx)
 {
-	return ecmhost_mac(ctx);
+	xb_netpeer *np = ctx;
+	if (rndishost_up(np->rndis))
+		return rndishost_mac(np->rndis);
+	if (ncmhost_up(np->ncm))
+		return ncmhost_mac(np->ncm);
+	return ecmhost_mac(np->ecm);
 }
 
 static void ecm_rx(void *ctx, const uint8_t *frame, size_t len, uint64_t cycle)
@@ -90,13 +110,38 @@ xb_netpeer *netpeer_new_ecm(xb_board *b, xb_usbhost *h, const xb_ecmhost_options
 	e.tx_done = ecm_tx_done;
 	e.tx_ctx = np;
 	np->ecm = ecmhost_new(h, &e);
-	np->wire.ctx = np->ecm;
+	np->rndis = rndishost_new(h, &e);
+	np->ncm = ncmhost_new(h, &e);
+	np->wire.ctx = np;
 	return np;
 }
 
 xb_ecmhost *netpeer_ecm(const xb_netpeer *np)
 {
 	return np->ecm;
+}
+
+xb_rndishost *netpeer_rndis(const xb_netpeer *np)
+{
+	return np->rndis;
+}
+
+xb_ncmhost *netpeer_ncm(const xb_netpeer *np)
+{
+	return np->ncm;
+}
+
+const char *netpeer_usb_class(const xb_netpeer *np)
+{
+	if (!np->ecm)
+		return NULL;
+	if (rndishost_up(np->rndis))
+		return "RNDIS";
+	if (ncmhost_up(np->ncm))
+		return "CDC-NCM";
+	if (ecmhost_up(np->ecm))
+		return "CDC-ECM";
+	return NULL;
 }
 
 /* ---- Frames waiting for ARP, frames in flight ---- */
@@ -380,11 +425,54 @@ int netpeer_send_frame(xb_netpeer *np, const uint8_t *frame, size_t len)
 
 /* ---- Receiving ---- */
 
+/* IPv6 from the device (lwIP's and Zephyr's stacks send router solicitations, duplicate
+ * address detection and MLD reports as soon as the link is up): counted and dropped, as a
+ * host whose usb0 has no IPv6 address on that link does (a router solicitation is for
+ * routers; a DAD solicitation for a tentative address is answered only by its owner). */
+static void ipv6_input(xb_netpeer *np, const uint8_t *frame, size_t len)
+{
+	np->stats.rx_ipv6++;
+	const uint8_t *ip = frame + XB_NETPEER_ETH_HLEN;
+	size_t n = len - XB_NETPEER_ETH_HLEN;
+	if (n < 40 || ip[0] >> 4 != 6) {
+		np->stats.ipv6_other++;
+		return;
+	}
+	uint8_t next = ip[6];
+	const uint8_t *l4 = ip + 40;
+	size_t left = n - 40;
+	if (next == 0 && left >= 8) { /* hop-by-hop options (MLD's router alert) */
+		size_t hl = 8u * (l4[1] + 1u);
+		next = l4[0];
+		if (hl > left) {
+			np->stats.ipv6_other++;
+			return;
+		}
+		l4 += hl;
+		left -= hl;
+	}
+	if (next != 58 || left < 4) {
+		np->stats.ipv6_other++;
+		return;
+	}
+	switch (l4[0]) {
+	case 133: np->stats.ipv6_rs++; break;
+	case 135: np->stats.ipv6_ns++; break;
+	case 136: np->stats.ipv6_na++; break;
+	case 130: case 131: case 132: case 143: np->stats.ipv6_mld++; break;
+	default: np->stats.ipv6_other++; break;
+	}
+}
+
 void netpeer_wire_input(xb_netpeer *np, const uint8_t *frame, size_t len, uint64_t cycle)
 {
 	if (np->frame_fn)
 		np->frame_fn(np->frame_ctx, frame, len, cycle);
 	np->stats.rx_frames++;
+	if (len >= XB_NETPEER_ETH_HLEN && frame[12] == 0x86 && frame[13] == 0xDD) {
+		ipv6_input(np, frame, len);
+		return;
+	}
 	xb_netpeer_packet p;
 	enum xb_netpeer_parse r = netpeer_parse(frame, len, &p);
 	if (r == XB_NETPEER_PARSE_ETHERTYPE || r == XB_NETPEER_PARSE_PROTOCOL) {
@@ -401,6 +489,11 @@ void netpeer_wire_input(xb_netpeer *np, const uint8_t *frame, size_t len, uint64
 	}
 	if (p.kind == XB_NETPEER_ARP) {
 		arp_input(np, &p, cycle);
+		return;
+	}
+	if (p.kind == XB_NETPEER_UDP && p.udp_dport == 68 && p.udp_sport == 67) {
+		np->stats.rx_udp++;
+		netpeer_dhcp_input(np, &p); /* broadcast or to the address being offered */
 		return;
 	}
 	if (memcmp(p.ip_dst, np->opt.ip, 4) != 0) {
@@ -426,6 +519,7 @@ void netpeer_wire_link(xb_netpeer *np, int up)
 			board_cancel(np->b, np->arp_event);
 		np->arp_event = 0;
 		np->arp_state = NETPEER_ARP_NONE;
+		netpeer_dhcp_stop(np);
 		pending_drop_all(np);
 		inflight_clear(np);
 		return;
@@ -434,7 +528,8 @@ void netpeer_wire_link(xb_netpeer *np, int up)
 	const uint8_t *m = np->wire.mac ? np->wire.mac(np->wire.ctx) : NULL;
 	if (mac_is_zero(np->opt.mac) && m)
 		memcpy(np->mac, m, 6);
-	netpeer_resolve(np);
+	if (!netpeer_dhcp_link_up(np)) /* with DHCP, ARP waits for the lease */
+		netpeer_resolve(np);
 }
 
 /* ---- State ---- */
@@ -485,10 +580,13 @@ void netpeer_free(xb_netpeer *np)
 		return;
 	if (np->arp_event)
 		board_cancel(np->b, np->arp_event);
+	netpeer_dhcp_stop(np);
 	netpeer_traffic_free(np);
 	if (np->ecm) {
-		/* Its URBs are unlinked; nothing it reports may reach the peer any more. */
+		/* Their URBs are unlinked; nothing they report may reach the peer any more. */
 		ecmhost_free(np->ecm);
+		rndishost_free(np->rndis);
+		ncmhost_free(np->ncm);
 	}
 	for (size_t i = 0; i < np->pending_count; i++)
 		free(np->pending[(np->pending_head + i) % np->opt.arp_queue].frame);

@@ -169,7 +169,39 @@ typedef struct xb_netpeer_options {
 	void *icmp_ctx;
 	xb_netpeer_echo_fn echo;
 	void *echo_ctx;
+	uint8_t netmask[4];     /* default 255.255.255.0; the device must be on the link */
+	int dhcp;               /* 1: a DHCP client runs when the link comes up (see below) */
+	int device_ip_set;      /* 1: device_ip was given: DHCP does not replace it */
+	unsigned dhcp_tries;    /* DISCOVER or REQUEST transmissions before giving up (4) */
 } xb_netpeer_options;
+
+/*
+ * DHCP (RFC 2131; what dhclient or systemd-networkd do on usb0, reduced): when the link
+ * comes up the peer sends a DHCPDISCOVER from 0.0.0.0:68 to 255.255.255.255:67 (Ethernet
+ * broadcast, the broadcast flag clear, client identifier = its MAC, a parameter request
+ * list of subnet mask, router, DNS), takes the first DHCPOFFER, sends a DHCPREQUEST for it
+ * (options 50 and 54) and, on DHCPACK, binds: its address becomes yiaddr, its netmask the
+ * offer's option 1, and the device's address the server identifier (option 54) unless
+ * device_ip_set. ARP then resolves the device as usual. Replies are taken broadcast or
+ * unicast to the peer's MAC. A transmission without an answer is repeated after 4, 8, 16 s
+ * (RFC 2131 4.1's doubling, without the random +-1 s, so runs repeat exactly); after
+ * dhcp_tries the client gives up and the configured addresses stay. A DHCPNAK starts over.
+ * Leases are not renewed (a run is far shorter than any lease).
+ */
+enum xb_netpeer_dhcp_state {
+	XB_NETPEER_DHCP_OFF = 0,
+	XB_NETPEER_DHCP_SELECTING, /* DISCOVER sent */
+	XB_NETPEER_DHCP_REQUESTING, /* REQUEST sent */
+	XB_NETPEER_DHCP_BOUND,
+	XB_NETPEER_DHCP_FAILED,
+};
+enum xb_netpeer_dhcp_state netpeer_dhcp_state(const xb_netpeer *np);
+/* The lease's addresses once bound (any may be NULL): the peer's, the server's, the mask;
+ * and the lease time in seconds (0 when not given). Returns 0, or -1 when not bound. */
+int netpeer_dhcp_lease(const xb_netpeer *np, uint8_t ip[4], uint8_t server[4],
+		       uint8_t mask[4], uint32_t *lease_s);
+/* The peer's netmask. */
+const uint8_t *netpeer_netmask(const xb_netpeer *np);
 
 /* The defaults above. */
 void netpeer_options_init(xb_netpeer_options *o);
@@ -187,14 +219,24 @@ typedef struct xb_netpeer_wire {
 /* A peer on board b over wire w (copied). o may be NULL (defaults); it is copied. The link
  * starts down. */
 xb_netpeer *netpeer_new(xb_board *b, const xb_netpeer_wire *w, const xb_netpeer_options *o);
-/* A peer over a CDC-ECM driver it creates on host h (ecmhost_new): eo gives the driver's
- * URB and queue counts (NULL: defaults); its callbacks are the peer's. */
+/* A peer over the CDC-ECM, RNDIS and CDC-NCM drivers it creates on host h (ecmhost_new and
+ * the others): eo gives the drivers' URB and queue counts (NULL: defaults); their callbacks
+ * are the peer's. */
 xb_netpeer *netpeer_new_ecm(xb_board *b, xb_usbhost *h, const xb_ecmhost_options *eo,
 			    const xb_netpeer_options *o);
 /* Cancels its events, frees its ECM driver (if it made one) and everything else. */
 void netpeer_free(xb_netpeer *np);
 /* The ECM driver of netpeer_new_ecm, NULL otherwise. */
 xb_ecmhost *netpeer_ecm(const xb_netpeer *np);
+/* netpeer_new_ecm also puts Linux's RNDIS and CDC-NCM drivers on the host (sim/rndishost.h,
+ * sim/ncmhost.h), after the ECM one; whichever binds the configuration the host chose
+ * carries the peer's frames. Those drivers (NULL for other peers), and the name of the one
+ * that is up: "CDC-ECM", "RNDIS", "CDC-NCM", or NULL. */
+typedef struct xb_rndishost xb_rndishost;
+typedef struct xb_ncmhost xb_ncmhost;
+xb_rndishost *netpeer_rndis(const xb_netpeer *np);
+xb_ncmhost *netpeer_ncm(const xb_netpeer *np);
+const char *netpeer_usb_class(const xb_netpeer *np);
 
 /* What the wire reports (netpeer_new_ecm connects them to the driver's callbacks). */
 /* A frame from the device; cycle: when its IN transfer completed. */
@@ -343,6 +385,14 @@ typedef struct xb_netpeer_stats {
 				  * whose payload differs from the request's */
 	uint64_t udp_delivered;  /* datagrams handed to the udp callback */
 	uint64_t icmp_delivered; /* echo replies handed to the icmp callback */
+	/* IPv6 from the device (dropped, as a host without IPv6 on the link does: no error) */
+	uint64_t rx_ipv6;        /* every IPv6 frame */
+	uint64_t ipv6_rs, ipv6_ns, ipv6_na, ipv6_mld, ipv6_other; /* ICMPv6 router and
+				  * neighbour solicitations, advertisements, MLD reports, rest */
+	/* the DHCP client */
+	uint64_t dhcp_sent;      /* DISCOVERs and REQUESTs */
+	uint64_t dhcp_offers, dhcp_acks, dhcp_naks;
+	uint64_t dhcp_ignored;   /* DHCP messages not for this client or out of turn */
 } xb_netpeer_stats;
 void netpeer_stats(const xb_netpeer *np, xb_netpeer_stats *out);
 

@@ -4,6 +4,8 @@
 #define XB_NETPEER_INT_H
 
 #include "netpeer.h"
+#include "ncmhost.h"
+#include "rndishost.h"
 
 #define NETPEER_NO_ECHO ((size_t)-1) /* a frame that carries no echo (ARP, a service datagram) */
 /* A request sent on its own (netpeer_send_ping, netpeer_send_udp): no entry in the echo
@@ -38,6 +40,8 @@ struct xb_netpeer {
 	xb_netpeer_wire wire;
 	xb_netpeer_options opt;
 	xb_ecmhost *ecm;
+	xb_rndishost *rndis;
+	xb_ncmhost *ncm;
 	uint8_t mac[6];
 	int link;
 	uint64_t link_cycle;
@@ -60,6 +64,13 @@ struct xb_netpeer {
 	size_t nechoes, echo_cap;
 	size_t outstanding;
 	xb_netpeer_stats stats;
+	/* the DHCP client (netpeer_dhcp.c) */
+	int dhcp_state;
+	uint32_t dhcp_xid;
+	unsigned dhcp_tries;
+	uint64_t dhcp_event;
+	uint8_t dhcp_offer[4], dhcp_server[4], dhcp_mask[4];
+	uint32_t dhcp_lease;
 	/* another station on the wire (netpeer_set_frame_fn) */
 	xb_netpeer_frame_fn frame_fn;
 	void *frame_ctx;
@@ -74,6 +85,12 @@ int netpeer_transmit(xb_netpeer *np, const uint8_t *frame, size_t len, size_t ec
 void netpeer_addrs(const xb_netpeer *np, xb_netpeer_addr *self, xb_netpeer_addr *device);
 /* Board cache totals now. */
 void netpeer_xip_now(const xb_netpeer *np, xb_netpeer_xip *x);
+
+/* netpeer_dhcp.c: the link came up (starts the client when asked for; 1 when it did, so
+ * that ARP waits for the lease); a UDP datagram to port 68 from port 67; the end. */
+int netpeer_dhcp_link_up(xb_netpeer *np);
+void netpeer_dhcp_input(xb_netpeer *np, const xb_netpeer_packet *p);
+void netpeer_dhcp_stop(xb_netpeer *np);
 
 /* netpeer_traffic.c */
 /* An echo has left the WAITING or SENT state for FAILED. */

@@ -24,6 +24,15 @@ struct xb_pico {
 	xb_uart *uart;
 	xb_usbctrl *usb;
 	xb_bootrom *bootrom;
+	xb_qspi *qspi;       /* SSI, IO_QSPI, PADS_QSPI, the flash chip, the boot path */
+	xb_dma *dma;
+	xb_adc *adc;
+	xb_pwm *pwm;
+	xb_misc *misc;
+	xb_uart *uart1;
+	xb_i2c *i2c[2];
+	xb_spi *spi[2];
+	xb_pio *pio[2];
 	xb_strbuf uart_out;
 	/* run_until_uart: the text and the last strlen(text) bytes sent */
 	const char *until;
@@ -47,6 +56,7 @@ const char *pico_stop_name(enum xb_pico_stop s)
 	case XB_PICO_LOCKUP: return "lockup";
 	case XB_PICO_STOPPED: return "stopped";
 	case XB_PICO_UART: return "uart";
+	case XB_PICO_USB_BOOT: return "usb_boot";
 	}
 	return "?";
 }
@@ -77,8 +87,19 @@ void pico_free(xb_pico *p)
 	if (!p)
 		return;
 	board_free(p->board); /* first: the devices' contexts must outlive the bus */
+	for (unsigned n = 0; n < 2; n++) {
+		pio_free(p->pio[n]);
+		spi_free(p->spi[n]);
+		i2c_free(p->i2c[n]);
+	}
+	uart_free(p->uart1);
+	misc_free(p->misc);
+	pwm_free(p->pwm);
+	adc_free(p->adc);
+	dma_free(p->dma);
 	usbctrl_free(p->usb);
 	bootrom_free(p->bootrom);
+	qspi_free(p->qspi);
 	uart_free(p->uart);
 	sio_free(p->sio);
 	gpio_free(p->gpio);
@@ -89,6 +110,40 @@ void pico_free(xb_pico *p)
 	sb_free(&p->uart_out);
 	free(p->window);
 	free(p);
+}
+
+/* ROSC, TBMAN, VREG, SYSCFG, PSM, BUSCTRL; UART1 (its output to the log), I2C0/1, SPI0/1
+ * and PIO0/1 with their DREQ lines to the DMA. -1 when an address is taken. */
+static int pico_new_serial(xb_pico *p)
+{
+	xb_board *b = p->board;
+	p->misc = misc_new(b, p->resets);
+	p->uart1 = p->misc ? uart_new_index(b, p->resets, 1, misc_uart1_byte, p->misc) : NULL;
+	if (!p->uart1)
+		return -1;
+	uart_set_dreq(p->uart1, dma_dreq_line, p->dma);
+	for (unsigned n = XB_DREQ_UART0_TX + 2; n <= XB_DREQ_UART0_TX + 3; n++)
+		dma_dreq_line(p->dma, n, uart_dreq(p->uart1, n));
+	for (unsigned n = 0; n < 2; n++) {
+		p->i2c[n] = i2c_new(b, p->resets, n);
+		p->spi[n] = spi_new(b, p->resets, n);
+		p->pio[n] = pio_new(b, p->resets, p->gpio, n);
+		if (!p->i2c[n] || !p->spi[n] || !p->pio[n])
+			return -1;
+		i2c_set_dreq(p->i2c[n], dma_dreq_line, p->dma);
+		spi_set_dreq(p->spi[n], dma_dreq_line, p->dma);
+		pio_set_dreq(p->pio[n], dma_dreq_line, p->dma);
+		for (unsigned k = 0; k < 2; k++) {
+			unsigned i = XB_DREQ_I2C0_TX + 2 * n + k, s = XB_DREQ_SPI0_TX + 2 * n + k;
+			dma_dreq_line(p->dma, i, i2c_dreq(p->i2c[n], i));
+			dma_dreq_line(p->dma, s, spi_dreq(p->spi[n], s));
+		}
+		for (unsigned k = 0; k < 8; k++) {
+			unsigned d = XB_DREQ_PIO0_TX0 + 8 * n + k;
+			dma_dreq_line(p->dma, d, pio_dreq(p->pio[n], d));
+		}
+	}
+	return p->misc ? 0 : -1;
 }
 
 xb_pico *pico_new(const xb_target *t, const xb_pico_options *o, xb_err *err)
@@ -126,11 +181,37 @@ xb_pico *pico_new(const xb_target *t, const xb_pico_options *o, xb_err *err)
 		pico_free(p);
 		return NULL;
 	}
+	/* DMA, ADC, PWM; the DMA hears the UART's and the ADC's DREQ lines and PWM wraps. */
+	p->dma = dma_new(b, p->resets);
+	p->adc = p->dma ? adc_new(b, p->resets) : NULL;
+	p->pwm = p->adc ? pwm_new(b, p->resets, p->dma) : NULL;
+	if (!p->pwm) {
+		xb_fail(err, "target %s: a peripheral's address is already taken", t->name);
+		pico_free(p);
+		return NULL;
+	}
+	uart_set_dreq(p->uart, dma_dreq_line, p->dma);
+	adc_set_dreq(p->adc, dma_dreq_line, p->dma);
+	for (unsigned n = XB_DREQ_UART0_TX; n <= XB_DREQ_UART0_RX; n++)
+		dma_dreq_line(p->dma, n, uart_dreq(p->uart, n));
+	dma_dreq_line(p->dma, XB_DREQ_ADC, adc_dreq(p->adc, XB_DREQ_ADC));
+	if (pico_new_serial(p)) {
+		xb_fail(err, "target %s: a peripheral's address is already taken", t->name);
+		pico_free(p);
+		return NULL;
+	}
 	p->bootrom = bootrom_new(b, err);
 	if (!p->bootrom) {
 		pico_free(p);
 		return NULL;
 	}
+	/* Last: its reset hook sets the core's registers when booting through boot2. */
+	p->qspi = qspi_new(b, p->resets, err);
+	if (!p->qspi) {
+		pico_free(p);
+		return NULL;
+	}
+	bootrom_attach_qspi(p->bootrom, p->qspi);
 	if (p->opt.trace)
 		board_set_trace(b, p->opt.trace);
 	pico_reset(p);
@@ -157,10 +238,25 @@ void pico_reset(xb_pico *p)
 int pico_load_file(xb_pico *p, const char *path, enum xb_image_format fmt, uint32_t bin_addr,
 		   xb_load_info *info, xb_err *err)
 {
-	if (loader_load_file(p->board, path, fmt, bin_addr, info, err))
+	xb_load_info li;
+	if (loader_load_file(p->board, path, fmt, bin_addr, &li, err))
 		return -1;
+	if (info)
+		*info = li;
+	qspi_select_boot(p->qspi, p->opt.boot, li.reset_vtor);
 	pico_reset(p);
 	return 0;
+}
+
+void pico_set_boot(xb_pico *p, enum xb_boot_mode mode, uint32_t vtor)
+{
+	p->opt.boot = mode;
+	qspi_select_boot(p->qspi, mode, vtor);
+}
+
+void pico_boot_info(xb_pico *p, xb_boot_info *out)
+{
+	qspi_boot_info(p->qspi, out);
 }
 
 static enum xb_pico_stop pico_stop_of(const xb_pico *p, enum xb_run_result r)
@@ -169,7 +265,10 @@ static enum xb_pico_stop pico_stop_of(const xb_pico *p, enum xb_run_result r)
 	case XB_RUN_BUDGET: return XB_PICO_BUDGET;
 	case XB_RUN_HALTED: return XB_PICO_HALTED;
 	case XB_RUN_LOCKUP: return XB_PICO_LOCKUP;
-	case XB_RUN_STOPPED: return p->matched ? XB_PICO_UART : XB_PICO_STOPPED;
+	case XB_RUN_STOPPED:
+		if (bootrom_usb_boot(p->bootrom, NULL, NULL))
+			return XB_PICO_USB_BOOT;
+		return p->matched ? XB_PICO_UART : XB_PICO_STOPPED;
 	}
 	return XB_PICO_STOPPED;
 }
@@ -180,6 +279,8 @@ enum xb_pico_stop pico_run(xb_pico *p, uint64_t cycles)
 		return p->last_stop = XB_PICO_LOCKUP;
 	if (board_halted(p->board))
 		return p->last_stop = XB_PICO_HALTED;
+	if (bootrom_usb_boot(p->bootrom, NULL, NULL))
+		return p->last_stop = XB_PICO_USB_BOOT;
 	return p->last_stop = pico_stop_of(p, board_run(p->board, cycles));
 }
 
@@ -225,4 +326,24 @@ void pico_summary(xb_pico *p, xb_pico_summary *s)
 	s->unmapped = bus_unmapped_count(board_bus(p->board));
 	s->uart_bytes = uart_tx_count(p->uart);
 	s->timer_us = timer_count(p->timer);
+	s->usb_boot = bootrom_usb_boot(p->bootrom, &s->usb_boot_gpio_mask,
+				       &s->usb_boot_disable_mask);
+}
+
+int pico_i2c_set_target(xb_pico *p, unsigned bus, unsigned addr7)
+{
+	if (bus > 1 || addr7 > 0x7F)
+		return -1;
+	i2c_set_target(p->i2c[bus], addr7);
+	return 0;
+}
+
+int pico_adc_set_input(xb_pico *p, unsigned ch, uint32_t microvolts)
+{
+	return adc_set_input(p->adc, ch, microvolts);
+}
+
+void pico_adc_set_temperature(xb_pico *p, int32_t millicelsius)
+{
+	adc_set_temperature(p->adc, millicelsius);
 }

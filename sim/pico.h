@@ -30,6 +30,8 @@ typedef struct xb_pico_options {
 	xb_log_fn log_fn; /* reports (unmapped accesses, flash misuse); NULL: stderr, "sim: " */
 	void *log_ctx;
 	int quiet;        /* with log_fn NULL: no reports at all */
+	enum xb_boot_mode boot; /* how pico_load_file's image starts (loader.h): auto (default),
+				 * direct, or through boot2 as the chip does */
 } xb_pico_options;
 
 /* Defaults: not strict, debugger attached, no UART sink, no trace, reports to stderr. */
@@ -49,10 +51,26 @@ struct xb_usbctrl;
  * (usbhost_new(pico_board(p), pico_usb(p), ...)). */
 struct xb_usbctrl *pico_usb(xb_pico *p);
 
+/* The ADC's analog inputs (sim/adc.c): AIN0-3 in microvolts (GPIO26-29; -1 for another
+ * channel) and the die temperature the sensor reports, in millidegrees Celsius. Defaults:
+ * 0 V, AIN3 1.667 V (VSYS/3), 27 degrees. */
+int pico_adc_set_input(xb_pico *p, unsigned ch, uint32_t microvolts);
+void pico_adc_set_temperature(xb_pico *p, int32_t millicelsius);
+
+/* The address the virtual I2C target on I2C0 or I2C1 (bus 0 or 1, sim/i2c.c) answers at:
+ * 7 bits, default 0x50. -1 for another bus or an address above 0x7F. */
+int pico_i2c_set_target(xb_pico *p, unsigned bus, unsigned addr7);
+
 /* Loads an image file (loader_load_file: fmt AUTO detects ELF or UF2; XB_IMAGE_BIN goes to
  * bin_addr), then resets. info may be NULL. On failure the board is unchanged. */
 int pico_load_file(xb_pico *p, const char *path, enum xb_image_format fmt, uint32_t bin_addr,
 		   xb_load_info *info, xb_err *err);
+/* The boot path (loader.h, xb_boot_mode) for the image in flash, with vtor the vector table
+ * a direct start uses (pico_load_file does this with the options' mode); the next reset
+ * boots that way. */
+void pico_set_boot(xb_pico *p, enum xb_boot_mode mode, uint32_t vtor);
+/* How the last load chose to boot and what the last boot2 check found. */
+void pico_boot_info(xb_pico *p, xb_boot_info *out);
 /* System reset (board_reset), then the debugger is attached again if the options say so. */
 void pico_reset(xb_pico *p);
 
@@ -63,6 +81,8 @@ enum xb_pico_stop {
 	XB_PICO_LOCKUP,     /* the core locked up */
 	XB_PICO_STOPPED,    /* board_stop from elsewhere */
 	XB_PICO_UART,       /* the awaited text appeared on UART0 */
+	XB_PICO_USB_BOOT,   /* the firmware called the bootrom's reset_to_usb_boot: the chip
+			     * would reboot into BOOTSEL mode; runs return at once until a reset */
 };
 const char *pico_stop_name(enum xb_pico_stop s);
 
@@ -88,6 +108,8 @@ typedef struct xb_pico_summary {
 	uint64_t unmapped;        /* accesses nothing answered (all, not only reported ones) */
 	uint64_t uart_bytes;      /* bytes UART0 transmitted */
 	uint64_t timer_us;        /* the TIMER's microsecond counter */
+	int usb_boot;             /* reset_to_usb_boot was called (since the last reset), with: */
+	uint32_t usb_boot_gpio_mask, usb_boot_disable_mask;
 } xb_pico_summary;
 void pico_summary(xb_pico *p, xb_pico_summary *s);
 

@@ -199,7 +199,7 @@ static uint32_t scs_ipr(const xb_cpu *c, uint32_t idx)
 
 static uint32_t scs_read(void *ctx, uint32_t off, unsigned size)
 {
-	xb_cpu *c = ctx;
+	xb_cpu *c = board_cur_cpu(((xb_cpu *)ctx)->board); /* each core has its own SCS */
 	int debug = bus_access_is_debug(c->bus);
 	if (size != 4) { /* the SCS is word-access only */
 		bus_report_hole(c->bus);
@@ -254,7 +254,7 @@ static uint32_t scs_read(void *ctx, uint32_t off, unsigned size)
 static void scs_write(void *ctx, uint32_t off, uint32_t v, unsigned size, enum xb_alias_op op)
 {
 	(void)op;
-	xb_cpu *c = ctx;
+	xb_cpu *c = board_cur_cpu(((xb_cpu *)ctx)->board); /* each core has its own SCS */
 	if (size != 4) {
 		bus_report_hole(c->bus);
 		return;
@@ -359,7 +359,7 @@ uint32_t ppb_pcsr(const xb_cpu *c)
 {
 	if (!(c->demcr & (1u << 24)))
 		return 0;
-	return board_pcsr(c->board);
+	return board_core_pcsr(c->board, c->core);
 }
 
 static void ppb_update_bp(xb_cpu *c)

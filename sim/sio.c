@@ -1,6 +1,8 @@
-/* sio: the RP2040's single-cycle I/O block as core 0 sees it on the virtual Pico: CPUID,
- * GPIO with its own SET/CLR/XOR registers, the inter-core FIFOs with core 1 held in reset,
- * the 32 spinlocks and the hardware divider. */
+/* sio: the RP2040's single-cycle I/O block (datasheet 2.3.1): CPUID, GPIO with its own
+ * SET/CLR/XOR registers, the inter-core FIFOs, the 32 spinlocks, and per core the hardware
+ * divider and two interpolators (sio_interp.c). Which core is asking comes from the board
+ * (board_current_core): CPUID, FIFO_ST/WR/RD, the divider and the interpolators are that
+ * core's; GPIO and the spinlocks are shared. */
 #include <stdlib.h>
 
 #include "periph.h"
@@ -24,7 +26,8 @@ enum {
 	SIO_DIV_QUOTIENT = 0x070,
 	SIO_DIV_REMAINDER = 0x074,
 	SIO_DIV_CSR = 0x078,
-	SIO_INTERP0 = 0x080, /* INTERP0 and INTERP1 up to 0x0FC: not modelled */
+	SIO_INTERP0 = 0x080, /* INTERP0 0x080-0x0BC, INTERP1 0x0C0-0x0FC */
+	SIO_INTERP_SIZE = 0x040,
 	SIO_SPINLOCK0 = 0x100,
 	SIO_SPINLOCK31 = 0x17C,
 	SIO_BLOCK_SIZE = 0x180,
@@ -42,67 +45,144 @@ enum {
 #define SIO_FIFO_VLD 0x1u
 #define SIO_DIV_READY 0x1u
 #define SIO_DIV_DIRTY 0x2u
+/* 2.3.1.5: "The divider calculates the quotient / and remainder % of this division over
+ * the next 8 cycles, and on the 9th cycle the results can be read". An access made by an
+ * instruction that starts at cycle S happens at board_cycles() = S + 1; a read by an
+ * instruction starting 9 cycles after the one that wrote the operand sees the results. */
+#define SIO_DIV_CYCLES 9u
+
+/* One direction of the inter-core FIFO pair: 8 words deep. */
+typedef struct sio_fifo {
+	uint32_t word[SIO_FIFO_DEPTH];
+	unsigned head, count;
+} sio_fifo;
+
+/* A core's divider. The visible results change when a calculation completes. */
+typedef struct sio_div {
+	uint32_t dividend, divisor, quotient, remainder;
+	uint32_t next_q, next_r; /* the calculation in progress */
+	uint64_t ready_at;       /* board_cycles() from which it is complete */
+	int busy, dirty;
+} sio_div;
+
+/* What belongs to each core. */
+typedef struct sio_core {
+	uint32_t fifo_flags; /* ROE, WOF (sticky, this core's FIFO_ST) */
+	int irq_level;       /* SIO_IRQ_PROCn as last driven */
+	sio_div div;
+	xb_interp interp[2];
+} sio_core;
 
 struct xb_sio {
 	xb_board *board;
 	xb_gpio *gpio;
 	uint32_t gpio_out, gpio_oe, hi_out, hi_oe;
-	/* FIFO to core 1: core 1 is held in reset and never reads it */
-	uint32_t fifo_tx[SIO_FIFO_DEPTH];
-	unsigned fifo_tx_count;
-	uint32_t fifo_flags; /* ROE, WOF (sticky) */
-	int irq_level;
+	sio_fifo fifo[2]; /* fifo[n]: written by core n, read by the other core */
+	sio_core core[2];
 	uint32_t spinlocks;
-	uint32_t dividend, divisor, quotient, remainder, div_csr;
 };
 
-/* ---- FIFO ---- */
+/* ---- FIFOs (2.3.1.3) ---- */
 
-static uint32_t sio_fifo_st(const xb_sio *s)
+/* Core n's FIFO_ST: VLD = its RX FIFO (written by the other core) holds data, RDY = its TX
+ * FIFO has room, WOF/ROE its sticky flags. */
+static uint32_t sio_fifo_st(const xb_sio *s, unsigned n)
 {
-	uint32_t st = s->fifo_flags;
-	if (s->fifo_tx_count < SIO_FIFO_DEPTH)
+	uint32_t st = s->core[n].fifo_flags;
+	if (s->fifo[n].count < SIO_FIFO_DEPTH)
 		st |= SIO_FIFO_RDY;
-	return st; /* VLD never: nothing ever arrives from core 1 */
+	if (s->fifo[1 - n].count)
+		st |= SIO_FIFO_VLD;
+	return st;
 }
 
-/* SIO_IRQ_PROC0 = VLD | WOF | ROE. */
-static void sio_update_irq(xb_sio *s)
+/* SIO_IRQ_PROCn (15 + n) = core n's VLD | WOF | ROE. */
+static void sio_update_irq(xb_sio *s, unsigned n)
 {
-	int level = (sio_fifo_st(s) & (SIO_FIFO_VLD | SIO_FIFO_WOF | SIO_FIFO_ROE)) != 0;
-	if (level != s->irq_level) {
-		s->irq_level = level;
-		board_irq_set(s->board, XB_IRQ_SIO_PROC0, level);
+	int level = (sio_fifo_st(s, n) & (SIO_FIFO_VLD | SIO_FIFO_WOF | SIO_FIFO_ROE)) != 0;
+	if (level != s->core[n].irq_level) {
+		s->core[n].irq_level = level;
+		board_irq_set(s->board, XB_IRQ_SIO_PROC0 + n, level);
 	}
 }
 
-/* ---- Divider ---- */
-
-/* Computes at once (READY is never 0). Division by zero gives what the silicon gives
- * (measured on an RP2040, reference section 5 notes): unsigned q = 0xFFFFFFFF; signed
- * q = -1 for a dividend >= 0 and +1 for a negative one; the remainder is the dividend.
- * INT32_MIN / -1 wraps to INT32_MIN, remainder 0. */
-static void sio_divide(xb_sio *s, int is_signed)
+static void sio_fifo_write(xb_sio *s, unsigned n, uint32_t value)
 {
-	uint32_t n = s->dividend, d = s->divisor;
+	sio_fifo *f = &s->fifo[n];
+	if (f->count < SIO_FIFO_DEPTH)
+		f->word[(f->head + f->count++) % SIO_FIFO_DEPTH] = value;
+	else
+		s->core[n].fifo_flags |= SIO_FIFO_WOF; /* full: the word is lost */
+	sio_update_irq(s, n);
+	sio_update_irq(s, 1 - n);
+}
+
+/* Core n pops its RX FIFO; reading it empty returns 0 and sets ROE. */
+static uint32_t sio_fifo_read(xb_sio *s, unsigned n)
+{
+	sio_fifo *f = &s->fifo[1 - n];
+	uint32_t v = 0;
+	if (f->count) {
+		v = f->word[f->head];
+		f->head = (f->head + 1) % SIO_FIFO_DEPTH;
+		f->count--;
+	} else {
+		s->core[n].fifo_flags |= SIO_FIFO_ROE;
+	}
+	sio_update_irq(s, n);
+	sio_update_irq(s, 1 - n);
+	return v;
+}
+
+static uint32_t sio_fifo_peek(const xb_sio *s, unsigned n)
+{
+	const sio_fifo *f = &s->fifo[1 - n];
+	return f->count ? f->word[f->head] : 0;
+}
+
+/* ---- Divider (2.3.1.5) ---- */
+
+/* Division by zero gives what rp2040js gives and the reference notes as UNVERIFIED against
+ * silicon (the datasheet is silent): unsigned q = 0xFFFFFFFF; signed q = -1 for a dividend
+ * >= 0 and +1 for a negative one; the remainder is the dividend. INT32_MIN / -1 wraps to
+ * INT32_MIN, remainder 0. */
+static void sio_div_compute(uint32_t n, uint32_t d, int is_signed, uint32_t *q, uint32_t *r)
+{
 	if (d == 0) {
-		s->remainder = n;
-		if (is_signed)
-			s->quotient = (int32_t)n < 0 ? 1u : 0xFFFFFFFFu;
-		else
-			s->quotient = 0xFFFFFFFFu;
+		*r = n;
+		*q = is_signed && (int32_t)n < 0 ? 1u : 0xFFFFFFFFu;
 	} else if (!is_signed) {
-		s->quotient = n / d;
-		s->remainder = n % d;
+		*q = n / d;
+		*r = n % d;
 	} else if (n == 0x80000000u && d == 0xFFFFFFFFu) {
-		s->quotient = 0x80000000u;
-		s->remainder = 0;
+		*q = 0x80000000u;
+		*r = 0;
 	} else {
 		int32_t sn = (int32_t)n, sd = (int32_t)d;
-		s->quotient = (uint32_t)(sn / sd); /* C rounds toward zero, as the divider does */
-		s->remainder = (uint32_t)(sn % sd);
+		*q = (uint32_t)(sn / sd); /* C rounds toward zero, as the divider does */
+		*r = (uint32_t)(sn % sd);
 	}
-	s->div_csr = SIO_DIV_READY | SIO_DIV_DIRTY;
+}
+
+/* Completes the calculation in progress once its 8 cycles have passed. */
+static void sio_div_settle(sio_div *d, uint64_t now)
+{
+	if (d->busy && now >= d->ready_at) {
+		d->quotient = d->next_q;
+		d->remainder = d->next_r;
+		d->busy = 0;
+	}
+}
+
+/* An operand write starts a new calculation with both operands, squashing any in progress;
+ * the alias written decides signedness. Until it completes the result registers keep their
+ * previous values (the datasheet leaves them undefined while READY is 0). */
+static void sio_div_start(xb_sio *s, sio_div *d, int is_signed)
+{
+	sio_div_compute(d->dividend, d->divisor, is_signed, &d->next_q, &d->next_r);
+	d->ready_at = board_cycles(s->board) + SIO_DIV_CYCLES;
+	d->busy = 1;
+	d->dirty = 1;
 }
 
 /* ---- Registers ---- */
@@ -112,6 +192,8 @@ static uint32_t sio_read(void *ctx, uint32_t off, unsigned size)
 	(void)size;
 	xb_sio *s = ctx;
 	int debug = bus_access_is_debug(board_bus(s->board));
+	unsigned n = board_current_core(s->board);
+	sio_core *k = &s->core[n];
 	if (off >= SIO_SPINLOCK0 && off <= SIO_SPINLOCK31) {
 		uint32_t bit = 1u << ((off - SIO_SPINLOCK0) / 4);
 		if (s->spinlocks & bit)
@@ -120,9 +202,15 @@ static uint32_t sio_read(void *ctx, uint32_t off, unsigned size)
 			s->spinlocks |= bit; /* claimed */
 		return bit;
 	}
+	if (off >= SIO_INTERP0 && off < SIO_INTERP0 + 2 * SIO_INTERP_SIZE) {
+		unsigned i = (off - SIO_INTERP0) / SIO_INTERP_SIZE;
+		return interp_read(&k->interp[i], (off - SIO_INTERP0) % SIO_INTERP_SIZE, debug);
+	}
+	if (off >= SIO_DIV_UDIVIDEND && off <= SIO_DIV_CSR)
+		sio_div_settle(&k->div, board_cycles(s->board));
 	switch (off) {
 	case SIO_CPUID:
-		return 0; /* core 0; core 1 never runs */
+		return n;
 	case SIO_GPIO_IN:
 		return gpio_input(s->gpio);
 	case SIO_GPIO_HI_IN:
@@ -137,32 +225,27 @@ static uint32_t sio_read(void *ctx, uint32_t off, unsigned size)
 	case SIO_GPIO_HI_OE:
 		return s->hi_oe;
 	case SIO_FIFO_ST:
-		return sio_fifo_st(s);
+		return sio_fifo_st(s, n);
 	case SIO_FIFO_RD:
-		/* Always empty: the read sets ROE and returns 0. */
-		if (!debug) {
-			s->fifo_flags |= SIO_FIFO_ROE;
-			sio_update_irq(s);
-		}
-		return 0;
+		return debug ? sio_fifo_peek(s, n) : sio_fifo_read(s, n);
 	case SIO_SPINLOCK_ST:
 		return s->spinlocks;
 	case SIO_DIV_UDIVIDEND:
 	case SIO_DIV_SDIVIDEND:
-		return s->dividend;
+		return k->div.dividend;
 	case SIO_DIV_UDIVISOR:
 	case SIO_DIV_SDIVISOR:
-		return s->divisor;
+		return k->div.divisor;
 	case SIO_DIV_QUOTIENT:
 		if (!debug)
-			s->div_csr &= ~SIO_DIV_DIRTY;
-		return s->quotient;
+			k->div.dirty = 0; /* even when read early */
+		return k->div.quotient;
 	case SIO_DIV_REMAINDER:
-		return s->remainder;
+		return k->div.remainder;
 	case SIO_DIV_CSR:
-		return s->div_csr;
+		return (k->div.busy ? 0 : SIO_DIV_READY) | (k->div.dirty ? SIO_DIV_DIRTY : 0);
 	}
-	/* GPIO *_SET/_CLR/_XOR are write-only, FIFO_WR too; INTERP is not modelled. */
+	/* GPIO *_SET/_CLR/_XOR are write-only, FIFO_WR too. */
 	if ((off >= SIO_GPIO_OUT && off < SIO_FIFO_ST) || off == SIO_FIFO_WR)
 		return 0;
 	bus_report_hole(board_bus(s->board));
@@ -186,8 +269,15 @@ static void sio_write(void *ctx, uint32_t off, uint32_t value, unsigned size,
 	(void)size;
 	(void)op; /* the SIO has no atomic aliases */
 	xb_sio *s = ctx;
+	unsigned n = board_current_core(s->board);
+	sio_core *k = &s->core[n];
 	if (off >= SIO_SPINLOCK0 && off <= SIO_SPINLOCK31) {
 		s->spinlocks &= ~(1u << ((off - SIO_SPINLOCK0) / 4)); /* any write releases */
+		return;
+	}
+	if (off >= SIO_INTERP0 && off < SIO_INTERP0 + 2 * SIO_INTERP_SIZE) {
+		unsigned i = (off - SIO_INTERP0) / SIO_INTERP_SIZE;
+		interp_write(&k->interp[i], (off - SIO_INTERP0) % SIO_INTERP_SIZE, value);
 		return;
 	}
 	if (off >= SIO_GPIO_OUT && off < SIO_FIFO_ST) {
@@ -209,6 +299,9 @@ static void sio_write(void *ctx, uint32_t off, uint32_t value, unsigned size,
 		gpio_set_sio(s->gpio, s->gpio_out, s->gpio_oe);
 		return;
 	}
+	sio_div *d = &k->div;
+	if (off >= SIO_DIV_UDIVIDEND && off <= SIO_DIV_CSR)
+		sio_div_settle(d, board_cycles(s->board)); /* a finished calculation first */
 	switch (off) {
 	case SIO_CPUID:
 	case SIO_GPIO_IN:
@@ -217,33 +310,27 @@ static void sio_write(void *ctx, uint32_t off, uint32_t value, unsigned size,
 	case SIO_FIFO_RD:
 		return; /* read-only */
 	case SIO_FIFO_ST:
-		s->fifo_flags &= ~(value & (SIO_FIFO_ROE | SIO_FIFO_WOF));
-		sio_update_irq(s);
+		k->fifo_flags &= ~(value & (SIO_FIFO_ROE | SIO_FIFO_WOF));
+		sio_update_irq(s, n);
 		return;
 	case SIO_FIFO_WR:
-		if (s->fifo_tx_count < SIO_FIFO_DEPTH)
-			s->fifo_tx[s->fifo_tx_count++] = value;
-		else
-			s->fifo_flags |= SIO_FIFO_WOF; /* full: the word is lost */
-		sio_update_irq(s);
+		sio_fifo_write(s, n, value);
 		return;
 	case SIO_DIV_UDIVIDEND:
 	case SIO_DIV_SDIVIDEND:
-		s->dividend = value;
-		sio_divide(s, off == SIO_DIV_SDIVIDEND);
+		d->dividend = value;
+		sio_div_start(s, d, off == SIO_DIV_SDIVIDEND);
 		return;
 	case SIO_DIV_UDIVISOR:
 	case SIO_DIV_SDIVISOR:
-		s->divisor = value;
-		sio_divide(s, off == SIO_DIV_SDIVISOR);
+		d->divisor = value;
+		sio_div_start(s, d, off == SIO_DIV_SDIVISOR);
 		return;
-	case SIO_DIV_QUOTIENT: /* save/restore: stops the divide, READY and DIRTY */
-		s->quotient = value;
-		s->div_csr = SIO_DIV_READY | SIO_DIV_DIRTY;
-		return;
+	case SIO_DIV_QUOTIENT: /* save/restore: ends the calculation, READY and DIRTY */
 	case SIO_DIV_REMAINDER:
-		s->remainder = value;
-		s->div_csr = SIO_DIV_READY | SIO_DIV_DIRTY;
+		*(off == SIO_DIV_QUOTIENT ? &d->quotient : &d->remainder) = value;
+		d->busy = 0;
+		d->dirty = 1;
 		return;
 	case SIO_DIV_CSR:
 		return; /* read-only */
@@ -261,10 +348,14 @@ static void sio_system_reset(xb_board *b, void *ctx)
 	(void)b;
 	xb_sio *s = ctx;
 	xb_gpio *g = s->gpio;
-	int level = s->irq_level;
-	*s = (xb_sio){.board = s->board, .gpio = g, .irq_level = level};
-	s->div_csr = SIO_DIV_READY;
-	sio_update_irq(s);
+	int level[2] = {s->core[0].irq_level, s->core[1].irq_level};
+	*s = (xb_sio){.board = s->board, .gpio = g};
+	for (unsigned n = 0; n < 2; n++) {
+		s->core[n].irq_level = level[n];
+		interp_reset(&s->core[n].interp[0], 0);
+		interp_reset(&s->core[n].interp[1], 1);
+		sio_update_irq(s, n);
+	}
 	gpio_set_sio(g, 0, 0);
 }
 
@@ -273,12 +364,16 @@ xb_sio *sio_new(xb_board *b, xb_gpio *g)
 	xb_sio *s = xcalloc(1, sizeof *s);
 	s->board = b;
 	s->gpio = g;
-	s->div_csr = SIO_DIV_READY;
+	for (unsigned n = 0; n < 2; n++) {
+		interp_reset(&s->core[n].interp[0], 0);
+		interp_reset(&s->core[n].interp[1], 1);
+	}
 	if (bus_map(board_bus(b), XB_SIO_BASE, SIO_BLOCK_SIZE, "SIO", &sio_ops, s)) {
 		free(s);
 		return NULL;
 	}
 	board_on_reset(b, sio_system_reset, s);
+	board_core1_enable(b); /* CPUID now tells the cores apart: core 1 can boot */
 	return s;
 }
 

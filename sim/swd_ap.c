@@ -24,8 +24,6 @@
 #define AP_IDR 0xFCu
 #define AP_BASE_VALUE 0xE00FF003u /* the ROM table at 0xE00FF000, format 1, present */
 
-#define PPB_START 0xE0000000u
-#define PPB_END 0xE0100000u
 
 void swd_ap_reset(swd_ap *ap, int present)
 {
@@ -48,14 +46,13 @@ static void swd_ap_increment(swd_ap *ap)
 		ap->tar = (ap->tar & ~0x3FFu) | ((ap->tar + swd_ap_bytes(ap)) & 0x3FFu);
 }
 
-/* Whether dp's AP may access addr at all (power, alignment, core 1's missing PPB). */
+/* Whether dp's AP may access addr at all (power, alignment). Core 1's AP reaches core 1's
+ * own PPB when the board has a core 1 (board_core_debug_read refuses it otherwise). */
 static int swd_ap_allowed(const swd_dp *dp, uint32_t addr, unsigned bytes)
 {
 	if (!swd_dp_powered(dp))
 		return 0;
 	if (bytes > 1 && (addr & (bytes - 1)))
-		return 0;
-	if (dp->index == SWD_DP_CORE1 && addr >= PPB_START && addr < PPB_END)
 		return 0;
 	return 1;
 }
@@ -88,7 +85,8 @@ static uint32_t swd_ap_mem_read(xb_swd *s, swd_dp *dp, uint32_t addr, int *faile
 	if (swd_ap_allowed(dp, addr, bytes)) {
 		if (s->sync)
 			s->sync(s->sync_ctx);
-		fault = board_debug_read(s->board, addr, bytes, &v) != 0;
+		fault = board_core_debug_read(s->board, dp->index == SWD_DP_CORE1, addr, bytes,
+					      &v) != 0;
 	}
 	if (fault) {
 		v = 0;
@@ -110,7 +108,8 @@ static int swd_ap_mem_write(xb_swd *s, swd_dp *dp, uint32_t addr, uint32_t lanes
 	if (swd_ap_allowed(dp, addr, bytes)) {
 		if (s->sync)
 			s->sync(s->sync_ctx);
-		fault = board_debug_write(s->board, addr, bytes, v) != 0;
+		fault = board_core_debug_write(s->board, dp->index == SWD_DP_CORE1, addr, bytes,
+					       v) != 0;
 	}
 	if (fault)
 		dp->ctrl |= SWD_CTRL_STICKYERR;

@@ -1,6 +1,6 @@
-/* uart: UART0 of the virtual Pico (an Arm PL011): bytes written to DR leave at once through
- * a callback; the flags, baud, line and interrupt registers behave as registers. Nothing is
- * ever received. */
+/* uart: UART0 and UART1 of the virtual Pico (Arm PL011s): bytes written to DR leave at once
+ * through a callback; the flags, baud, line and interrupt registers behave as registers.
+ * Nothing is ever received. */
 #include <stdlib.h>
 
 #include "periph.h"
@@ -43,6 +43,7 @@ static const uint8_t uart_ids[8] = {0x11, 0x10, 0x34, 0x00, 0x0D, 0xF0, 0x05, 0x
 
 struct xb_uart {
 	xb_board *board;
+	unsigned index; /* UART0 or UART1 */
 	xb_uart_byte_fn fn;
 	void *ctx;
 	uint32_t ilpr, ibrd, fbrd, lcr_h, cr, ifls, imsc, ris, dmacr;
@@ -51,6 +52,10 @@ struct xb_uart {
 	unsigned fifo_count;
 	uint64_t sent;
 	int irq_level;
+	/* DMA requests (DMACR.TXDMAE/RXDMAE): the listener and the levels it last heard. */
+	xb_dreq_fn dreq_fn;
+	void *dreq_ctx;
+	int dreq_level[2];
 };
 
 uint64_t uart_tx_count(const xb_uart *u)
@@ -73,7 +78,37 @@ static void uart_update_irq(xb_uart *u)
 	int level = (u->ris & u->imsc) != 0;
 	if (level != u->irq_level) {
 		u->irq_level = level;
-		board_irq_set(u->board, XB_IRQ_UART0, level);
+		board_irq_set(u->board, XB_IRQ_UART0 + u->index, level);
+	}
+}
+
+/* TX DREQ (20, UART1 22): TXDMAE and room in the FIFO; RX DREQ (21, 23): RXDMAE and data,
+ * which never comes (UARTDMACR, datasheet 4.2). */
+int uart_dreq(const xb_uart *u, unsigned dreq)
+{
+	if (dreq == XB_DREQ_UART0_TX + 2 * u->index)
+		return (u->dmacr & 0x2) && u->fifo_count < uart_fifo_depth(u);
+	return 0;
+}
+
+void uart_set_dreq(xb_uart *u, xb_dreq_fn fn, void *ctx)
+{
+	u->dreq_fn = fn;
+	u->dreq_ctx = ctx;
+}
+
+/* Tells the listener of every change; call it after anything that moves the FIFO level or
+ * DMACR. */
+static void uart_update_dreq(xb_uart *u)
+{
+	for (unsigned i = 0; i < 2; i++) {
+		unsigned dreq = XB_DREQ_UART0_TX + 2 * u->index + i;
+		int level = uart_dreq(u, dreq);
+		if (level != u->dreq_level[i]) {
+			u->dreq_level[i] = level;
+			if (u->dreq_fn)
+				u->dreq_fn(u->dreq_ctx, dreq, level);
+		}
 	}
 }
 
@@ -147,16 +182,21 @@ static void uart_write(void *ctx, uint32_t off, uint32_t value, unsigned size,
 			u->fifo[u->fifo_count++] = (uint8_t)bus_alias_apply(0, value, op);
 		uart_drain(u);
 		uart_update_irq(u);
+		uart_update_dreq(u);
 		return;
 	case UART_RSR:
 		return; /* a write clears the (never set) receive errors */
 	case UART_ILPR: u->ilpr = periph_rw(u->ilpr, value, op, 0xFF); return;
 	case UART_IBRD: u->ibrd = periph_rw(u->ibrd, value, op, 0xFFFF); return;
 	case UART_FBRD: u->fbrd = periph_rw(u->fbrd, value, op, 0x3F); return;
-	case UART_LCR_H: u->lcr_h = periph_rw(u->lcr_h, value, op, 0xFF); return;
+	case UART_LCR_H:
+		u->lcr_h = periph_rw(u->lcr_h, value, op, 0xFF);
+		uart_update_dreq(u);
+		return;
 	case UART_CR:
 		u->cr = periph_rw(u->cr, value, op, UART_CR_MASK);
 		uart_drain(u);
+		uart_update_dreq(u);
 		return;
 	case UART_IFLS: u->ifls = periph_rw(u->ifls, value, op, 0x3F); return;
 	case UART_IMSC:
@@ -167,7 +207,10 @@ static void uart_write(void *ctx, uint32_t off, uint32_t value, unsigned size,
 		u->ris = periph_wc(u->ris, value & UART_INT_MASK);
 		uart_update_irq(u);
 		return;
-	case UART_DMACR: u->dmacr = periph_rw(u->dmacr, value, op, 0x7); return;
+	case UART_DMACR:
+		u->dmacr = periph_rw(u->dmacr, value, op, 0x7);
+		uart_update_dreq(u);
+		return;
 	case UART_FR:
 	case UART_RIS:
 	case UART_MIS:
@@ -194,21 +237,32 @@ static void uart_block_reset(void *ctx, int held)
 	u->ifls = UART_IFLS_RESET;
 	u->fifo_count = 0;
 	uart_update_irq(u);
+	uart_update_dreq(u);
+}
+
+xb_uart *uart_new_index(xb_board *b, xb_resets *r, unsigned index, xb_uart_byte_fn fn,
+			void *ctx)
+{
+	if (index > 1)
+		return NULL;
+	xb_uart *u = xcalloc(1, sizeof *u);
+	u->board = b;
+	u->index = index;
+	u->fn = fn;
+	u->ctx = ctx;
+	uart_block_reset(u, 1);
+	if (bus_map(board_bus(b), index ? XB_UART1_BASE : XB_UART0_BASE, 0x1000,
+		    index ? "UART1" : "UART0", &uart_ops, u)) {
+		free(u);
+		return NULL;
+	}
+	resets_on_block(r, index ? XB_RESET_UART1 : XB_RESET_UART0, uart_block_reset, u);
+	return u;
 }
 
 xb_uart *uart_new(xb_board *b, xb_resets *r, xb_uart_byte_fn fn, void *ctx)
 {
-	xb_uart *u = xcalloc(1, sizeof *u);
-	u->board = b;
-	u->fn = fn;
-	u->ctx = ctx;
-	uart_block_reset(u, 1);
-	if (bus_map(board_bus(b), XB_UART0_BASE, 0x1000, "UART0", &uart_ops, u)) {
-		free(u);
-		return NULL;
-	}
-	resets_on_block(r, XB_RESET_UART0, uart_block_reset, u);
-	return u;
+	return uart_new_index(b, r, 0, fn, ctx);
 }
 
 void uart_free(xb_uart *u)

@@ -118,7 +118,7 @@ struct xb_usbctrl {
 	uint32_t changed;  /* INTR's latched "changed" flags */
 	uint32_t buf_sel;  /* per endpoint (BUFF_STATUS map): the buffer the next packet uses */
 	int held;          /* RESETS bit 24 */
-	int vbus, se0, suspended, attached, connected, vbus_detected, irq;
+	int vbus, se0, resume_k, suspended, attached, connected, vbus_detected, irq;
 	int host_mode_reported;
 	/* an IN packet sent and waiting for the host's handshake */
 	int in_pending;
@@ -246,34 +246,40 @@ static void usbctrl_arm_suspend(xb_usbctrl *u)
 	u->suspend_event = board_schedule(u->board, at, usbctrl_suspend_check, u);
 }
 
-static void usbctrl_set_suspended(xb_usbctrl *u, int on)
-{
-	if (u->suspended == on)
-		return;
-	u->suspended = on;
-	u->changed |= IN_DEV_SUSPEND;
-}
-
+/* Suspend and resume (datasheet 4.1.2.6.4): the device suspends when its bus has been idle
+ * (J, no SOF) for 3 ms (USB 2.0 7.1.7.6), which also happens while a host debounces a new
+ * connection before its first reset (the datasheet's note). Entering suspend sets
+ * SIE_STATUS.SUSPENDED and latches INTR.DEV_SUSPEND; leaving it raises no second
+ * DEV_SUSPEND (drivers treat every DEV_SUSPEND as "suspended": Zephyr's udc_rpi_pico,
+ * TinyUSB's dcd_rp2040) but SIE_STATUS.RESUME and INTR.DEV_RESUME_FROM_HOST: the bus left
+ * its idle state (resume signalling, a packet, or the SE0 of a bus reset), so that a
+ * driver's suspended flag follows the bus. */
 static void usbctrl_suspend_check(xb_board *b, void *ctx)
 {
 	xb_usbctrl *u = ctx;
 	u->suspend_event = 0;
-	if (!u->connected || u->suspended || u->se0)
+	if (!u->connected || u->suspended || u->se0 || u->resume_k)
 		return;
 	uint64_t idle = periph_muldiv(SUSPEND_US, board_cpu_hz(b), 1000000u);
 	if (board_cycles(b) - u->last_activity >= idle) {
-		usbctrl_set_suspended(u, 1);
+		u->suspended = 1;
+		u->changed |= IN_DEV_SUSPEND;
 		usbctrl_update_irq(u);
 	} else {
 		usbctrl_arm_suspend(u);
 	}
 }
 
+/* Bus activity (a packet, resume signalling, SE0) at the current time. */
 static void usbctrl_activity(xb_usbctrl *u)
 {
 	u->last_activity = board_cycles(u->board);
-	if (u->suspended)
-		usbctrl_set_suspended(u, 0);
+	if (u->suspended) {
+		u->suspended = 0;
+		u->sie_status |= ST_RESUME;
+		u->changed |= IN_DEV_RESUME_FROM_HOST;
+		usbctrl_update_irq(u);
+	}
 	usbctrl_arm_suspend(u);
 }
 
@@ -338,7 +344,7 @@ static uint32_t usbctrl_sie_status(const xb_usbctrl *u)
 	if (u->vbus_detected)
 		s |= ST_VBUS_DETECTED;
 	if (u->attached && u->vbus && !u->se0)
-		s |= 1u << 2; /* LINE_STATE: J (idle, full speed) */
+		s |= (u->resume_k ? 2u : 1u) << 2; /* LINE_STATE: K (resume) or J (idle) */
 	return s;
 }
 
@@ -613,6 +619,16 @@ void usbctrl_bus_reset(xb_usbctrl *u, int se0)
 		u->in_pending = 0;
 	}
 	usbctrl_update_irq(u);
+}
+
+void usbctrl_resume(xb_usbctrl *u, int k)
+{
+	k = !!k;
+	if (k == u->resume_k)
+		return;
+	u->resume_k = k;
+	if (u->connected)
+		usbctrl_activity(u);
 }
 
 static int usbctrl_listening(const xb_usbctrl *u, unsigned addr)

@@ -89,6 +89,10 @@ void usbctrl_set_vbus(xb_usbctrl *u, int on);
  * SIE_STATUS.BUS_RESET and puts the buffer selectors back to buffer 0; ADDR_ENDP is left
  * to the driver, as the datasheet describes. */
 void usbctrl_bus_reset(xb_usbctrl *u, int se0);
+/* The host drives resume signalling (K) from k = 1 until k = 0 (then the EOP). The start
+ * wakes a suspended device: SIE_STATUS.RESUME, INTR.DEV_RESUME_FROM_HOST; LINE_STATE reads
+ * K meanwhile. */
+void usbctrl_resume(xb_usbctrl *u, int k);
 /* A start-of-frame packet: SOF_RD = frame (11 bits), INTR.DEV_SOF set. */
 void usbctrl_sof(xb_usbctrl *u, unsigned frame);
 /* A SETUP transaction to EP0 of addr: the 8 bytes land at DPRAM 0, EP_STALL_ARM is
@@ -108,9 +112,12 @@ enum xb_usb_response usbctrl_out(xb_usbctrl *u, unsigned addr, unsigned ep, int 
 enum xb_usb_response usbctrl_in(xb_usbctrl *u, unsigned addr, unsigned ep, uint8_t *data,
 				unsigned *len, int *data1);
 void usbctrl_in_handshake(xb_usbctrl *u, int ack);
-/* Suspend needs no call: a connected device whose bus has been idle (no SOF, token or
- * reset) for 3 ms enters suspend (SIE_STATUS.SUSPENDED, INTR.DEV_SUSPEND) and any bus
- * activity ends it (INTR.DEV_SUSPEND again). */
+/* Suspend needs no call: a connected device whose bus has been idle (no SOF, token, reset
+ * or resume signalling) for 3 ms enters suspend (SIE_STATUS.SUSPENDED, INTR.DEV_SUSPEND;
+ * also before the first reset, while the host debounces the connection: datasheet
+ * 4.1.2.6.4). Any bus activity (a packet, resume signalling, a bus reset) ends it with
+ * SIE_STATUS.RESUME and INTR.DEV_RESUME_FROM_HOST; leaving suspend never sets
+ * DEV_SUSPEND. */
 
 /* 1 when the driver asked to be told about NAKs (SIE_CTRL.EP0_INT_NAK or an endpoint's
  * INTERRUPT_ON_NAK): a host that skips NAK retries while nothing changes must not. */

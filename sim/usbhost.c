@@ -18,6 +18,8 @@
 #define TIMEOUT_IN_BITS 53u   /* IN token, then 18 bit times without an answer */
 #define TIMEOUT_OUT_BITS 95u  /* token, data (+ 8 per byte), 18 bit times without answer */
 #define MAX_ERRORS 3u
+#define RESUME_K_US 40000u    /* Linux USB_RESUME_TIMEOUT (USB 2.0 TDRSMDN is 20 ms at least) */
+#define RESUME_RECOVERY_US 10000u /* TRSMRCY (USB 2.0 7.1.7.7) */
 #define URB_ID_BASE 0xFFFF888000000000ull
 
 enum { TX_SETUP, TX_OUT, TX_IN };
@@ -297,7 +299,7 @@ static void uh_schedule_phase(xb_usbhost *h, enum uh_phase phase, unsigned bit)
 /* Starts the next transaction as soon as the bus is free, if there can be one. */
 static void uh_kick(xb_usbhost *h)
 {
-	if (!h->enabled || h->bus_event || h->nak_wait)
+	if (!h->enabled || h->bus_event || h->nak_wait || h->susp != UH_RUNNING)
 		return;
 	unsigned b = uh_bit_of(h, usbhost_bus_now(h));
 	if (b < h->bit)
@@ -348,6 +350,8 @@ static int uh_pick(xb_usbhost *h, int *periodic)
 
 static void uh_start(xb_usbhost *h)
 {
+	if (h->susp != UH_RUNNING)
+		return; /* suspended since the start was scheduled */
 	int periodic = 0;
 	int i = uh_pick(h, &periodic);
 	if (i < 0)
@@ -597,7 +601,7 @@ static void uh_bus_event(xb_board *b, void *ctx)
 /* The driver wrote something: resume polling after a NAK round, on its grid. */
 static void uh_wake(xb_usbhost *h)
 {
-	if (h->bus_event || !h->enabled)
+	if (h->bus_event || !h->enabled || h->susp != UH_RUNNING)
 		return;
 	unsigned p = uh_bit_of(h, usbhost_bus_now(h));
 	unsigned q = h->wait_from;
@@ -627,7 +631,7 @@ static void uh_begin_frame(xb_usbhost *h)
 	h->nak_wait = 0;
 	h->nak_streak = h->round_bits = 0;
 	h->stats.frames++;
-	if (h->enabled) {
+	if (h->enabled && (h->susp == UH_RUNNING || h->susp == UH_RECOVERY)) {
 		usbctrl_sof(h->dev, (unsigned)(h->frame & 0x7FF));
 		h->bit = SOF_BITS;
 		h->stats.sofs++;
@@ -670,6 +674,12 @@ void usbhost_bus_enable(xb_usbhost *h, int on, int status)
 	if (h->bus_event)
 		board_cancel(h->board, h->bus_event);
 	h->bus_event = 0;
+	if (h->susp_event)
+		board_cancel(h->board, h->susp_event);
+	h->susp_event = 0;
+	if (h->susp == UH_RESUMING)
+		usbctrl_resume(h->dev, 0);
+	h->susp = UH_RUNNING;
 	h->phase = UH_IDLE;
 	h->tx_urb = NULL;
 	h->nak_wait = 0;
@@ -694,6 +704,56 @@ int usbhost_add_endpoint(xb_usbhost *h, uint8_t ep, uint8_t type, uint16_t max_p
 	e->interval = uh_round_interval((int)interval);
 	e->alt_mask = ~0u;
 	return 0;
+}
+
+/* ---- Port suspend and resume ---- */
+
+/* The end of resume signalling (EOP, SOFs from the next frame), then of the recovery. */
+static void uh_susp_event(xb_board *b, void *ctx)
+{
+	(void)b;
+	xb_usbhost *h = ctx;
+	h->susp_event = 0;
+	int saved = h->in_event;
+	uint64_t saved_now = h->now;
+	h->in_event = 1;
+	h->now = h->susp_at;
+	if (h->susp == UH_RESUMING) {
+		usbctrl_resume(h->dev, 0);
+		h->susp = UH_RECOVERY;
+		h->susp_at = h->now + usbhost_us(h, RESUME_RECOVERY_US);
+		h->susp_event = board_schedule(h->board, h->susp_at, uh_susp_event, h);
+	} else if (h->susp == UH_RECOVERY) {
+		h->susp = UH_RUNNING;
+		uh_kick(h);
+	}
+	h->in_event = saved;
+	h->now = saved_now;
+}
+
+int usbhost_suspend(xb_usbhost *h, int on)
+{
+	if (!h->enabled)
+		return -1;
+	if (on) {
+		if (h->susp != UH_RUNNING)
+			return -1;
+		/* The transaction on the bus ends first: its events still run. */
+		h->susp = UH_SUSPENDED;
+		return 0;
+	}
+	if (h->susp != UH_SUSPENDED)
+		return -1;
+	h->susp = UH_RESUMING;
+	usbctrl_resume(h->dev, 1);
+	h->susp_at = usbhost_bus_now(h) + usbhost_us(h, RESUME_K_US);
+	h->susp_event = board_schedule(h->board, h->susp_at, uh_susp_event, h);
+	return 0;
+}
+
+int usbhost_suspended(const xb_usbhost *h)
+{
+	return h->susp != UH_RUNNING;
 }
 
 /* ---- The device's notifications ---- */
@@ -744,6 +804,10 @@ void usbhost_free(xb_usbhost *h)
 		board_cancel(h->board, h->bus_event);
 	if (h->frame_event)
 		board_cancel(h->board, h->frame_event);
+	if (h->susp_event)
+		board_cancel(h->board, h->susp_event);
+	if (h->susp == UH_RESUMING)
+		usbctrl_resume(h->dev, 0);
 	for (unsigned i = 0; i < UH_EPS; i++) {
 		for (xb_urb *u = h->ep[i].head, *next; u; u = next) {
 			next = u->next;
@@ -761,6 +825,16 @@ void usbhost_free(xb_usbhost *h)
 void usbhost_set_monitor(xb_usbhost *h, xb_usbmon *m)
 {
 	h->mon = m;
+}
+
+xb_board *usbhost_board(const xb_usbhost *h)
+{
+	return h->board;
+}
+
+uint64_t usbhost_now(const xb_usbhost *h)
+{
+	return usbhost_bus_now(h);
 }
 
 unsigned usbhost_frame_number(const xb_usbhost *h)

@@ -42,8 +42,10 @@
  * GET_DESCRIPTOR(DEVICE, 64) at address 0, a second reset and recovery, SET_ADDRESS
  * (addresses from 2, the root hub being 1, then the next one on every new connection),
  * 10 ms, GET_DESCRIPTOR(DEVICE, 18),
- * GET_DESCRIPTOR(CONFIGURATION, 9) then wTotalLength, the LANGID string (255 bytes) and
- * iProduct, iManufacturer, iSerialNumber, SET_CONFIGURATION(first configuration), then the
+ * for each of bNumConfigurations (at most 8) GET_DESCRIPTOR(CONFIGURATION i, 9) then
+ * wTotalLength, the LANGID string (255 bytes) and iProduct, iManufacturer, iSerialNumber,
+ * SET_CONFIGURATION(the one usb_choose_configuration picks: usbhost_choose_configuration
+ * below; none chosen: XB_USBHOST_FAILED), then the
  * iConfiguration and iInterface strings, and the class driver's probe. Requests follow each
  * other without delay; every failure retries the step up to 3 times, then the port gives
  * up (XB_USBHOST_FAILED) until the device disconnects.
@@ -133,6 +135,15 @@ void usbhost_set_monitor(xb_usbhost *h, xb_usbmon *m);
 
 /* Plugs (1) or unplugs (0) the cable: VBUS and the port's connection. */
 void usbhost_set_vbus(xb_usbhost *h, int on);
+/* Suspends (on = 1) or resumes (on = 0) the enabled port, as Linux's hub driver does
+ * (USB 2.0 7.1.7.6-7): suspended, the bus is idle (no SOF, no transactions: queued URBs
+ * wait) and the device suspends 3 ms later; resuming drives K for 40 ms (Linux
+ * USB_RESUME_TIMEOUT), then SOFs run again and transactions follow 10 ms later (TRSMRCY).
+ * A port reset or disconnect ends either. Returns 0, or -1 when the port is not enabled
+ * (or already in that state). */
+int usbhost_suspend(xb_usbhost *h, int on);
+/* 1 while the port is suspended or resuming (no transactions). */
+int usbhost_suspended(const xb_usbhost *h);
 
 enum xb_usbhost_state {
 	XB_USBHOST_DETACHED = 0, /* no device, or no cable */
@@ -185,8 +196,30 @@ typedef struct xb_usbhost_driver {
 	/* The claimed device went away; its URBs have all completed (XB_URB_ESHUTDOWN). */
 	void (*disconnect)(void *ctx);
 } xb_usbhost_driver;
-/* One driver (a second call replaces the first). */
+/* One driver (a second call replaces the first, and every driver added). */
 void usbhost_set_driver(xb_usbhost *h, const xb_usbhost_driver *d, void *ctx);
+/* One more driver (at most 4): after SET_CONFIGURATION the drivers are offered the active
+ * configuration in the order they were added, and the first that claims it is bound.
+ * Returns 0 or -1 (full). */
+int usbhost_add_driver(xb_usbhost *h, const xb_usbhost_driver *d, void *ctx);
+/* Forgets d with ctx (a bound one is not told). */
+void usbhost_remove_driver(xb_usbhost *h, const xb_usbhost_driver *d, void *ctx);
+
+/* ---- Configurations ---- */
+
+/* Linux's usb_choose_configuration (drivers/usb/core/generic.c) over the configurations
+ * read: the bConfigurationValue it gives, or -1 (none). The rule is spelled out in
+ * sim/usbhost_enum.c; in short, the first configuration whose first interface is not
+ * vendor-specific, where a first configuration of several that is RNDIS by class 2/2/0xFF
+ * (or ActiveSync) gives way to a later one, and configurations asking for more than 500 mA
+ * are skipped. */
+int usbhost_choose_configuration(const xb_usbhost *h);
+/* The value chosen at the last enumeration (-1 before, or when none was). */
+int usbhost_chosen_configuration(const xb_usbhost *h);
+/* Configurations read (bNumConfigurations once enumerated) and each one (index order; NULL
+ * past the end). */
+unsigned usbhost_num_configs(const xb_usbhost *h);
+const uint8_t *usbhost_config_at(const xb_usbhost *h, unsigned index, size_t *len);
 
 /* ---- What the host knows ---- */
 
@@ -199,6 +232,10 @@ const uint8_t *usbhost_config(const xb_usbhost *h, size_t *len);
 const char *usbhost_string(const xb_usbhost *h, unsigned index);
 /* The language ID the host read (string descriptor 0's first entry), 0 if none. */
 uint16_t usbhost_langid(const xb_usbhost *h);
+/* The board the host runs on, and the virtual time (cycles) of the event being handled
+ * (the board's cycle count outside host events): class drivers time their waits from it. */
+xb_board *usbhost_board(const xb_usbhost *h);
+uint64_t usbhost_now(const xb_usbhost *h);
 /* The current frame number (11 bits) and the count of frames since usbhost_new. */
 unsigned usbhost_frame_number(const xb_usbhost *h);
 

@@ -121,8 +121,14 @@ void usbhost_port_note_control(xb_usbhost *h, const xb_urb *urb)
 			if (!h->ep[i].head)
 				memset(&h->ep[i], 0, sizeof h->ep[i]);
 		memset(h->intf_alt, 0, sizeof h->intf_alt);
-		if (value && h->config && h->config_len >= 9 && h->config[5] == value)
+		for (unsigned i = 0; value && i < h->nconfigs; i++) {
+			if (h->configs[i][5] != value)
+				continue;
+			h->config = h->configs[i];
+			h->config_len = h->configs_len[i];
 			up_parse_config(h);
+			break;
+		}
 	} else if (s[0] == 0x01 && s[1] == 11 && index < UH_MAX_INTERFACES) { /* SET_INTERFACE */
 		h->intf_alt[index] = (uint8_t)value;
 		for (unsigned i = 1; i < UH_EPS; i++)
@@ -206,6 +212,13 @@ static void up_next_string(xb_usbhost *h)
 	}
 }
 
+/* bNumConfigurations, at least 1 and at most UH_MAX_CONFIGS (Linux reads that many). */
+static unsigned up_num_configs(const xb_usbhost *h)
+{
+	unsigned n = h->dev_desc[17];
+	return n < 1 ? 1 : n > UH_MAX_CONFIGS ? UH_MAX_CONFIGS : n;
+}
+
 static void up_done(void *ctx, int status, const uint8_t *d, uint32_t n)
 {
 	xb_usbhost *h = ctx;
@@ -245,6 +258,7 @@ static void up_done(void *ctx, int status, const uint8_t *d, uint32_t n)
 		if (ok) {
 			memcpy(h->dev_desc, d, 18);
 			h->have_dev_desc = 1;
+			h->cur_config = h->nconfigs = 0;
 			up_step(h, S_CONFIG9);
 			return;
 		}
@@ -252,17 +266,24 @@ static void up_done(void *ctx, int status, const uint8_t *d, uint32_t n)
 	case S_CONFIG9:
 		ok = ok && n >= 9 && d[1] == 2 && le16(d + 2) >= 9;
 		if (ok) {
-			h->config_len = le16(d + 2);
+			h->configs_len[h->cur_config] = le16(d + 2);
 			up_step(h, S_CONFIG_ALL);
 			return;
 		}
 		break;
 	case S_CONFIG_ALL:
-		ok = ok && n == h->config_len && d[1] == 2;
+		ok = ok && n == h->configs_len[h->cur_config] && d[1] == 2;
 		if (ok) {
-			free(h->config);
-			h->config = xmalloc(n);
-			memcpy(h->config, d, n);
+			unsigned i = h->cur_config;
+			free(h->configs[i]);
+			h->configs[i] = xmalloc(n);
+			memcpy(h->configs[i], d, n);
+			h->nconfigs = i + 1;
+			if (h->nconfigs < up_num_configs(h)) { /* usb_get_configuration: the next */
+				h->cur_config++;
+				up_step(h, S_CONFIG9);
+				return;
+			}
 			int any = h->dev_desc[14] || h->dev_desc[15] || h->dev_desc[16];
 			up_step(h, any ? S_LANGID : S_SET_CONFIG);
 			return;
@@ -342,10 +363,11 @@ static void up_step(xb_usbhost *h, int step)
 		up_request(h, 0x80, 6, 0x0100, 0, 18);
 		break;
 	case S_CONFIG9:
-		up_request(h, 0x80, 6, 0x0200, 0, 9);
+		up_request(h, 0x80, 6, (uint16_t)(0x0200 | h->cur_config), 0, 9);
 		break;
 	case S_CONFIG_ALL:
-		up_request(h, 0x80, 6, 0x0200, 0, (uint16_t)h->config_len);
+		up_request(h, 0x80, 6, (uint16_t)(0x0200 | h->cur_config), 0,
+			   (uint16_t)h->configs_len[h->cur_config]);
 		break;
 	case S_LANGID:
 		up_request(h, 0x80, 6, 0x0300, 0, 255);
@@ -355,14 +377,32 @@ static void up_step(xb_usbhost *h, int step)
 		up_request(h, 0x80, 6, (uint16_t)(0x0300 | h->cur_string), h->langid, 255);
 		break;
 	case S_SET_CONFIG:
-		up_request(h, 0x00, 9, h->config[5], 0, 0);
+		h->chosen = usbhost_choose_configuration(h);
+		if (h->chosen < 0) {
+			bus_log(board_bus(h->board), "USB host: no configuration chosen from %u",
+				h->nconfigs);
+			up_cancel(h);
+			h->step = S_NONE;
+			h->state = XB_USBHOST_FAILED;
+			return;
+		}
+		for (unsigned i = 0; i < h->nconfigs; i++)
+			if (h->configs[i][5] == h->chosen) {
+				h->config = h->configs[i];
+				h->config_len = h->configs_len[i];
+				break;
+			}
+		up_request(h, 0x00, 9, (uint16_t)h->chosen, 0, 0);
 		break;
 	case S_DONE:
 		h->state = XB_USBHOST_CONFIGURED;
 		h->stats.enumerations++;
-		if (h->driver && h->driver->probe)
-			h->driver_bound = h->driver->probe(h->driver_ctx, h, h->config,
-							   h->config_len) == 1;
+		/* Interface drivers are offered the device in the order they were added; the
+		 * first that claims it is bound (usb_device_match over the interfaces). */
+		for (unsigned i = 0; i < h->ndrivers && !h->driver_bound; i++)
+			if (h->driver[i] && h->driver[i]->probe &&
+			    h->driver[i]->probe(h->driver_ctx[i], h, h->config, h->config_len) == 1)
+				h->driver_bound = (int)i + 1;
 		break;
 	}
 }
@@ -426,7 +466,13 @@ static void up_port_event(xb_board *b, void *ctx)
 
 static void up_forget_device(xb_usbhost *h)
 {
-	free(h->config);
+	for (unsigned i = 0; i < UH_MAX_CONFIGS; i++) {
+		free(h->configs[i]);
+		h->configs[i] = NULL;
+		h->configs_len[i] = 0;
+	}
+	h->nconfigs = h->cur_config = 0;
+	h->chosen = -1;
 	h->config = NULL;
 	h->config_len = 0;
 	for (unsigned i = 0; i < UH_MAX_STRINGS; i++) {
@@ -462,9 +508,12 @@ void usbhost_port_attach_changed(xb_usbhost *h)
 	h->state = XB_USBHOST_DETACHED;
 	usbctrl_bus_reset(h->dev, 0);
 	usbhost_bus_enable(h, 0, XB_URB_ESHUTDOWN);
-	if (h->driver_bound && h->driver && h->driver->disconnect)
-		h->driver->disconnect(h->driver_ctx);
-	h->driver_bound = 0;
+	if (h->driver_bound) {
+		unsigned i = (unsigned)h->driver_bound - 1;
+		h->driver_bound = 0;
+		if (h->driver[i] && h->driver[i]->disconnect)
+			h->driver[i]->disconnect(h->driver_ctx[i]);
+	}
 	up_forget_device(h);
 }
 
@@ -480,6 +529,7 @@ void usbhost_port_init(xb_usbhost *h)
 	h->state = XB_USBHOST_DETACHED;
 	h->next_address = 1; /* the first device gets 2: the root hub is 1 */
 	h->ep0_mps = 64;
+	h->chosen = -1;
 }
 
 void usbhost_port_free(xb_usbhost *h)
@@ -491,8 +541,127 @@ void usbhost_port_free(xb_usbhost *h)
 
 void usbhost_set_driver(xb_usbhost *h, const xb_usbhost_driver *d, void *ctx)
 {
-	h->driver = d;
-	h->driver_ctx = ctx;
+	h->ndrivers = 0;
+	h->driver_bound = 0;
+	memset(h->driver, 0, sizeof h->driver);
+	if (d)
+		usbhost_add_driver(h, d, ctx);
+}
+
+int usbhost_add_driver(xb_usbhost *h, const xb_usbhost_driver *d, void *ctx)
+{
+	if (!d || h->ndrivers >= UH_MAX_DRIVERS)
+		return -1;
+	h->driver[h->ndrivers] = d;
+	h->driver_ctx[h->ndrivers] = ctx;
+	h->ndrivers++;
+	return 0;
+}
+
+void usbhost_remove_driver(xb_usbhost *h, const xb_usbhost_driver *d, void *ctx)
+{
+	for (unsigned i = 0; i < h->ndrivers; i++) {
+		if (h->driver[i] != d || h->driver_ctx[i] != ctx)
+			continue;
+		if (h->driver_bound == (int)i + 1)
+			h->driver_bound = 0;
+		else if (h->driver_bound > (int)i + 1)
+			h->driver_bound--;
+		for (unsigned k = i; k + 1 < h->ndrivers; k++) {
+			h->driver[k] = h->driver[k + 1];
+			h->driver_ctx[k] = h->driver_ctx[k + 1];
+		}
+		h->ndrivers--;
+		h->driver[h->ndrivers] = NULL;
+		h->driver_ctx[h->ndrivers] = NULL;
+		return;
+	}
+}
+
+/* ---- Choosing the configuration ---- */
+
+/* Linux drivers/usb/core/generic.c, usb_choose_configuration (kernel 6.x), for a device
+ * without a device-level driver of its own, with CONFIG_USB_NET_RNDIS_HOST set (Debian's and
+ * most distributions' kernels). In configuration index order, skipping configurations whose
+ * bMaxPower (2 mA units at full speed) is above the port's 500 mA:
+ *  - an audio first interface (class 1): a UAC3 one (protocol 0x30) is taken at once; else
+ *    the first configuration is remembered and the loop goes on;
+ *  - configuration 0 of several whose first interface is RNDIS as generic.c knows it
+ *    (is_rndis: class 2, subclass 2, protocol 0xFF) or ActiveSync (class 0xEF, 1, 1) is
+ *    remembered, not taken;
+ *  - else the first configuration whose first interface is not vendor-specific (0xFF), on
+ *    a device whose bDeviceClass is not 0xFF either, is taken;
+ *  - else the first configuration seen is remembered.
+ * So an RNDIS (2/2/FF) first configuration with CDC-ECM second gets the ECM one; an RNDIS
+ * function with the class triple TinyUSB gives it for Windows 7+ (0xE0/1/3, which is_rndis
+ * does not know) is an ordinary class configuration and is taken when it comes first. */
+static const uint8_t *up_first_interface(const uint8_t *c, size_t n)
+{
+	if (n < 9 || c[4] == 0)
+		return NULL; /* bNumInterfaces 0: no interface */
+	for (size_t i = 0; i + 2 <= n;) {
+		unsigned len = c[i];
+		if (len < 2 || i + len > n)
+			break;
+		if (c[i + 1] == 4 && len >= 9)
+			return c + i; /* interface 0's first altsetting as the cache holds it */
+		i += len;
+	}
+	return NULL;
+}
+
+int usbhost_choose_configuration(const xb_usbhost *h)
+{
+	const uint8_t *best = NULL;
+	unsigned n = h->nconfigs;
+	for (unsigned i = 0; i < n; i++) {
+		const uint8_t *c = h->configs[i];
+		const uint8_t *d = up_first_interface(c, h->configs_len[i]);
+		if (c[8] * 2u > UH_BUS_MA)
+			continue; /* insufficient power */
+		if (d && d[5] == 0x01) { /* audio */
+			if (d[7] == 0x30) {
+				best = c;
+				break;
+			}
+			if (i == 0)
+				best = c;
+			continue;
+		}
+		int rndis = d && d[5] == 0x02 && d[6] == 0x02 && d[7] == 0xFF;
+		int activesync = d && d[5] == 0xEF && d[6] == 0x01 && d[7] == 0x01;
+		if (i == 0 && n > 1 && (rndis || activesync)) {
+			best = c;
+		} else if (h->dev_desc[4] != 0xFF && d && d[5] != 0xFF) {
+			best = c;
+			break;
+		} else if (!best) {
+			best = c;
+		}
+	}
+	return best ? best[5] : -1;
+}
+
+int usbhost_chosen_configuration(const xb_usbhost *h)
+{
+	return h->chosen;
+}
+
+unsigned usbhost_num_configs(const xb_usbhost *h)
+{
+	return h->nconfigs;
+}
+
+const uint8_t *usbhost_config_at(const xb_usbhost *h, unsigned index, size_t *len)
+{
+	if (index >= h->nconfigs) {
+		if (len)
+			*len = 0;
+		return NULL;
+	}
+	if (len)
+		*len = h->configs_len[index];
+	return h->configs[index];
 }
 
 unsigned usbhost_address(const xb_usbhost *h)

@@ -9,6 +9,9 @@
 #define UH_EPS 32          /* endpoint table index: number * 2 + (IN ? 1 : 0); EP0 is 0 */
 #define UH_MAX_STRINGS 256
 #define UH_MAX_INTERFACES 32
+#define UH_MAX_CONFIGS 8   /* Linux USB_MAXCONFIG */
+#define UH_MAX_DRIVERS 4
+#define UH_BUS_MA 500      /* a USB 2.0 root port's current budget (Linux bus_mA) */
 /* A private transfer flag: the URB is not written to the monitor (xHCI's Address Device). */
 #define UH_URB_UNMONITORED 0x80000000u
 
@@ -21,6 +24,14 @@ typedef struct uh_ep {
 	uint64_t polled;       /* interrupt: 1 + the last frame it was polled in */
 	xb_urb *head, *tail;
 } uh_ep;
+
+/* Port suspend phases (usbhost_suspend). */
+enum uh_susp {
+	UH_RUNNING = 0,
+	UH_SUSPENDED,  /* no SOF, no transactions */
+	UH_RESUMING,   /* resume signalling (K) */
+	UH_RECOVERY,   /* SOFs again, no transactions yet (TRSMRCY) */
+};
 
 /* The transaction on the bus. */
 enum uh_phase {
@@ -52,6 +63,9 @@ struct xb_usbhost {
 	int nak_wait;
 	int in_event;
 	uint64_t now;           /* the ideal time of the event being processed */
+	/* port suspend (usbhost_suspend): UH_RUNNING or the phase, and the resume's event */
+	int susp;
+	uint64_t susp_event, susp_at;
 	/* port and device */
 	int vbus, enabled;
 	enum xb_usbhost_state state;
@@ -66,13 +80,18 @@ struct xb_usbhost {
 	xb_urb *enum_urb;
 	uint8_t dev_desc[18];
 	int have_dev_desc;
-	uint8_t *config;
+	uint8_t *config;        /* the chosen (active) configuration: one of configs[] */
 	size_t config_len;
+	uint8_t *configs[UH_MAX_CONFIGS]; /* every configuration read, in index order */
+	size_t configs_len[UH_MAX_CONFIGS];
+	unsigned nconfigs, cur_config; /* read so far; the index being read */
+	int chosen;             /* bConfigurationValue usb_choose_configuration gave, or -1 */
 	uint16_t langid;
 	char *strings[UH_MAX_STRINGS];
-	const xb_usbhost_driver *driver;
-	void *driver_ctx;
-	int driver_bound;
+	const xb_usbhost_driver *driver[UH_MAX_DRIVERS];
+	void *driver_ctx[UH_MAX_DRIVERS];
+	unsigned ndrivers;
+	int driver_bound;       /* 1 + the index of the driver that claimed the device, or 0 */
 	uint64_t next_id;
 	xb_usbhost_stats stats;
 };

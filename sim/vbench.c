@@ -144,9 +144,10 @@ int vbench_bring_up(xb_vbench *v, uint64_t timeout, xb_err *err)
 	}
 	if (vbench_ready(v))
 		return 0;
-	return xb_fail(err, "USB %s, CDC-ECM %s, link %s, device %s",
-		       usbhost_state_name(usbhost_state(v->h)),
-		       ecmhost_up(netpeer_ecm(v->np)) ? "up" : "not up",
+	const char *cls = netpeer_usb_class(v->np);
+	return xb_fail(err, "USB %s, %s %s, link %s, device %s",
+		       usbhost_state_name(usbhost_state(v->h)), cls ? cls : "CDC-ECM/RNDIS/NCM",
+		       cls ? "up" : "not up",
 		       netpeer_link(v->np) ? "up" : "down",
 		       netpeer_link(v->np) ? "did not answer ARP" : "not reached");
 }

@@ -25,7 +25,7 @@
 static size_t wait_results(xb_history_writer *w, xb_history_result *out, size_t max)
 {
 	struct pollfd p = {.fd = history_writer_fd(w), .events = POLLIN};
-	if (poll(&p, 1, 20000) != 1)
+	if (poll(&p, 1, 120000) != 1) /* a bound: a loaded machine can take long to sync */
 		return 0;
 	return history_writer_results(w, out, max);
 }

@@ -70,7 +70,7 @@ static void test_connect_both_cores(void **state)
 	assert_int_equal(adi_mem_read32(a, CORTEXM_CPUID, &v, &err), 0);
 	assert_int_equal(v, 0x410CC601u);
 
-	/* Core 1: the same system bus, but its private peripheral bus is not modelled. */
+	/* Core 1: the same system bus, and its own private peripheral bus. */
 	xb_probe_options o1 = {.swclk_hz = TP_SWCLK, .core = 1};
 	assert_int_equal(probe_connect(&f->p, &o1, &err), 0);
 	assert_int_equal(id->dlpidr, 0x10000001u);
@@ -79,11 +79,10 @@ static void test_connect_both_cores(void **state)
 	board_debug_write(f->v.b, SRAM + 0x100, 4, 0x600DF00Du);
 	assert_int_equal(adi_mem_read32(a, SRAM + 0x100, &v, &err), 0);
 	assert_int_equal(v, 0x600DF00Du);
-	assert_int_equal(adi_mem_read32(a, CORTEXM_CPUID, &v, &err), -1);
-	assert_non_null(strstr(err.msg, "FAULT"));
-	assert_non_null(strstr(err.msg, "0xe000ed00"));
-	assert_non_null(strstr(err.msg, "STICKYERR"));
-	assert_int_equal(adi_mem_read32(a, SRAM + 0x100, &v, &err), 0); /* recovered */
+	v = 0;
+	assert_int_equal(adi_mem_read32(a, CORTEXM_CPUID, &v, &err), 0);
+	assert_int_equal(v, 0x410CC601u);
+	assert_int_equal(adi_mem_read32(a, SRAM + 0x100, &v, &err), 0);
 	assert_int_equal(v, 0x600DF00Du);
 
 	/* The rescue DP answers, has no AP, and is left unpowered (no reset). */

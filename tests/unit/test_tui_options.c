@@ -19,7 +19,7 @@ static void test_table(void **state)
 	(void)state;
 	static const char *const names[] = {
 		"bench", "elf", "map", "zephyr", "pico-sdk", "west-flash", "groups", "trace",
-		"probe-socket", "capture", "device-ip",
+		"probe-socket", "capture", "device-ip", "peer-ip", "dhcp",
 		"udp-target", "theme", "colours",
 		"mouse", "panel", "view", "window", "subtract", "speed", "ping-rate", "ping-size",
 		"udp-rate", "udp-size", "idle-seconds", "fps", "work-dir", "history", "build-command",

@@ -464,19 +464,26 @@ static void test_double_buffering(void **state)
 static void test_sof_suspend_abort_force(void **state)
 {
 	(void)state;
-	driver_init((1u << 17) | (1u << 14) | (1u << 18));
+	driver_init((1u << 17) | (1u << 15) | (1u << 14) | (1u << 18));
 	board_halt(F.b); /* no program: let time pass with events only */
-	/* 3 ms without bus activity: suspend. */
-	board_run(F.b, 125000 * 4);
+	/* 3 ms without bus activity: suspend (datasheet 4.1.2.6.4), not a cycle earlier. */
+	board_run(F.b, 125000 * 3 - 100);
+	assert_int_equal(r(REG + SIE_STATUS) & (1u << 4), 0);
+	board_run(F.b, 125000 + 100);
 	assert_int_equal(r(REG + SIE_STATUS) & (1u << 4), 1u << 4);
 	assert_int_equal(r(REG + INTS), 1u << 14);
 	w(REG + CLR + SIE_STATUS, 1u << 4);
 	assert_false(irq());
-	/* A SOF ends it (another change) and raises DEV_SOF until SOF_RD is read. */
+	board_run(F.b, 125000 * 10); /* suspended it stays, with no second interrupt */
+	assert_int_equal(r(REG + SIE_STATUS) & (1u << 4), 1u << 4);
+	assert_false(irq());
+	/* A SOF (its SYNC is a K) ends it: RESUME and DEV_RESUME_FROM_HOST, not DEV_SUSPEND,
+	 * and DEV_SOF until SOF_RD is read. */
 	usbctrl_sof(F.u, 0x1234);
-	assert_int_equal(r(REG + SIE_STATUS) & (1u << 4), 0);
-	assert_int_equal(r(REG + INTS), (1u << 17) | (1u << 14));
-	w(REG + SIE_STATUS, 1u << 4);
+	assert_int_equal(r(REG + SIE_STATUS) & ((1u << 4) | (1u << 11)), 1u << 11);
+	assert_int_equal(r(REG + INTS), (1u << 17) | (1u << 15));
+	w(REG + SIE_STATUS, 1u << 11);
+	assert_int_equal(r(REG + SIE_STATUS) & (1u << 11), 0);
 	uint32_t v = 0;
 	board_debug_read(F.b, REG + SOF_RD, 4, &v); /* the debugger's read changes nothing */
 	assert_int_equal(v, 0x234);
@@ -489,6 +496,31 @@ static void test_sof_suspend_abort_force(void **state)
 		board_run(F.b, 125000);
 	}
 	assert_int_equal(r(REG + SIE_STATUS) & (1u << 4), 0);
+	assert_int_equal(r(REG + INTS) & ((1u << 14) | (1u << 15)), 0);
+	/* Suspended again, then a bus reset (SE0) ends it: RESUME as well as BUS_RESET. */
+	board_run(F.b, 125000 * 4);
+	assert_int_equal(r(REG + INTS) & (1u << 14), 1u << 14);
+	w(REG + CLR + SIE_STATUS, 1u << 4);
+	usbctrl_bus_reset(F.u, 1);
+	assert_int_equal(r(REG + SIE_STATUS) & ((1u << 4) | (1u << 11) | (1u << 19)),
+			 (1u << 11) | (1u << 19));
+	assert_int_equal(r(REG + INTS) & ((1u << 14) | (1u << 15)), 1u << 15);
+	usbctrl_bus_reset(F.u, 0);
+	w(REG + CLR + SIE_STATUS, (1u << 11) | (1u << 19));
+	/* Resume signalling from the host: K on LINE_STATE while it lasts, and it keeps the
+	 * device awake as long as it lasts. */
+	board_run(F.b, 125000 * 4);
+	w(REG + CLR + SIE_STATUS, 1u << 4);
+	usbctrl_resume(F.u, 1);
+	assert_int_equal(r(REG + SIE_STATUS) & ((1u << 4) | (1u << 11) | (3u << 2)),
+			 (1u << 11) | (2u << 2));
+	w(REG + CLR + SIE_STATUS, 1u << 11);
+	board_run(F.b, 125000 * 20);
+	assert_int_equal(r(REG + SIE_STATUS) & (1u << 4), 0);
+	usbctrl_resume(F.u, 0);
+	assert_int_equal(r(REG + SIE_STATUS) & (3u << 2), 1u << 2);
+	assert_int_equal(r(REG + INTS) & ((1u << 14) | (1u << 15)), 0);
+	usbctrl_sof(F.u, 7);
 	/* EP_ABORT: NAK while set, ABORT_DONE at once when idle. */
 	ep_ctrl(2, 0, 2, 0x180, PER_BUFF);
 	arm(2, 0, 64);
