@@ -12,6 +12,7 @@
 
 #include "../sim/pico.h"
 #include "../sim/realtime.h"
+#include "../sim/unmodelled.h"
 #include "load.h"
 #include "sim_net.h"
 
@@ -68,12 +69,26 @@ static int sim_trace_close(const char *cmd, const char *path, sim_trace *t, int 
 	return 0;
 }
 
+/* How the last run's image booted (sim run). */
+static xb_boot_info boot_info;
+
 static void sim_print_text(const sim_options *o, const xb_load_info *li,
 			   const xb_pico_summary *s, const sim_net *net)
 {
 	printf("image          %s (%s, %zu bytes in 0x%08x-0x%08x)\n", o->image,
 	       loader_format_name(li->format), li->bytes, li->lo, li->hi);
+	printf("boot           %s", boot_info.used == XB_BOOT_BOOT2 ? "through boot2" : "direct start");
+	if (boot_info.used == XB_BOOT_BOOT2 || boot_info.requested == XB_BOOT_BOOT2)
+		printf(" (boot2 CRC 0x%08x, image 0x%08x: %s)", boot_info.crc_computed,
+		       boot_info.crc_image, boot_info.boot2_valid ? "valid" : "mismatch");
+	if (boot_info.usb_boot)
+		printf("; the chip would enter USB boot");
+	printf("\n");
 	printf("result         %s\n", pico_stop_name(s->stop));
+	if (s->usb_boot)
+		printf("usb boot       the firmware asked for USB boot (reset_to_usb_boot, "
+		       "activity gpio mask 0x%x, disable interface mask 0x%x)\n",
+		       s->usb_boot_gpio_mask, s->usb_boot_disable_mask);
 	printf("cycles         %llu (%.6f s at %u Hz)\n", (unsigned long long)s->cycles,
 	       (double)s->cycles / s->cpu_hz, s->cpu_hz);
 	printf("instructions   %llu\n", (unsigned long long)s->instructions);
@@ -98,8 +113,49 @@ static void sim_print_text(const sim_options *o, const xb_load_info *li,
 	sim_net_print_text(net, stdout);
 }
 
+/* --peripherals: the registers the firmware touched that nothing models, as a table. */
+static void sim_print_unmodelled_text(xb_unmodelled *u)
+{
+	size_t n;
+	const xb_unmod_reg *r = unmodelled_list(u, &n);
+	if (n == 0) {
+		printf("unmodelled     none (every register the firmware touched is modelled)\n");
+		return;
+	}
+	printf("unmodelled     %zu register%s the board does not model:\n", n, n == 1 ? "" : "s");
+	printf("  %-20s %-7s %-10s %10s %10s  %s\n", "block", "offset", "address", "reads",
+	       "writes", "first pc");
+	for (size_t i = 0; i < n; i++) {
+		char off[16] = "-"; /* no offset outside the address map's blocks */
+		if (strcmp(r[i].block, "-") != 0)
+			snprintf(off, sizeof off, "0x%03x", r[i].offset);
+		printf("  %-20s %-7s 0x%08x %10llu %10llu  0x%08x\n", r[i].block, off, r[i].addr,
+		       (unsigned long long)r[i].reads, (unsigned long long)r[i].writes,
+		       r[i].first_pc);
+	}
+	if (unmodelled_dropped(u))
+		printf("  (%llu more accesses to registers beyond the first %u)\n",
+		       (unsigned long long)unmodelled_dropped(u), XB_UNMOD_MAX);
+}
+
+static void sim_print_unmodelled_json(xb_unmodelled *u)
+{
+	size_t n;
+	const xb_unmod_reg *r = unmodelled_list(u, &n);
+	printf(", \"unmodelled\": [");
+	for (size_t i = 0; i < n; i++) {
+		printf("%s{\"block\": ", i ? ", " : "");
+		xb_json_string(stdout, r[i].block);
+		printf(", \"offset\": \"0x%03x\", \"address\": \"0x%08x\", \"reads\": %llu, "
+		       "\"writes\": %llu, \"first_pc\": \"0x%08x\"}",
+		       r[i].offset, r[i].addr, (unsigned long long)r[i].reads,
+		       (unsigned long long)r[i].writes, r[i].first_pc);
+	}
+	printf("], \"unmodelled_dropped\": %llu", (unsigned long long)unmodelled_dropped(u));
+}
+
 static void sim_print_json(const sim_options *o, const xb_load_info *li,
-			   const xb_pico_summary *s, const sim_net *net)
+			   const xb_pico_summary *s, const sim_net *net, xb_unmodelled *u)
 {
 	printf("{\"image\": ");
 	xb_json_string(stdout, o->image);
@@ -127,7 +183,20 @@ static void sim_print_json(const sim_options *o, const xb_load_info *li,
 	       "\"timer_us\": %llu",
 	       s->pc, (unsigned long long)s->uart_bytes, (unsigned long long)s->unmapped,
 	       (unsigned long long)s->timer_us);
+	static const char *const boot_names[] = {"auto", "direct", "boot2"};
+	printf(", \"boot\": {\"requested\": \"%s\", \"used\": \"%s\", \"boot2_valid\": %s, "
+	       "\"crc_computed\": \"0x%08x\", \"crc_image\": \"0x%08x\", \"bad_crc_usb_boot\": %s}",
+	       boot_names[boot_info.requested % 3], boot_names[boot_info.used % 3],
+	       boot_info.boot2_valid ? "true" : "false", boot_info.crc_computed, boot_info.crc_image,
+	       boot_info.usb_boot ? "true" : "false");
+	if (s->usb_boot)
+		printf(", \"usb_boot\": {\"activity_gpio_mask\": %u, \"disable_interface_mask\": %u}",
+		       s->usb_boot_gpio_mask, s->usb_boot_disable_mask);
+	else
+		printf(", \"usb_boot\": null");
 	sim_net_print_json(net, stdout);
+	if (u)
+		sim_print_unmodelled_json(u);
 	printf("}\n");
 }
 
@@ -173,6 +242,8 @@ static int sim_check_modes(const char *cmd, int mode, const sim_options *o)
 		{o->format == XB_IMAGE_UF2, "--uf2", RS}, {o->format == XB_IMAGE_BIN, "--bin", RS},
 		{o->cycles != NULL, "--cycles", SIM_RUN}, {o->until != NULL, "--until", SIM_RUN},
 		{o->trace != NULL, "--trace", SIM_RUN}, {o->json, "--json", RM},
+		{o->peripherals, "--peripherals", SIM_RUN}, {o->boot != NULL, "--boot", SIM_RUN},
+		{o->netmask != NULL, "--netmask", RS}, {o->dhcp, "--dhcp", RS},
 		{o->uart != NULL, "--uart", RS}, {o->strict, "--strict", RS},
 		{o->realtime && !o->speed, "--realtime", SIM_RUN}, {o->speed != NULL, "--speed", RS},
 		{o->ping != NULL, "--ping", RM}, {o->udp != NULL, "--udp", RM},
@@ -208,7 +279,7 @@ static int sim_parse(const char *cmd, int mode, int argc, char **argv, sim_optio
 	       OPT_INTERVAL, OPT_SIZE, OPT_UDP, OPT_SECONDS, OPT_UDP_PORT, OPT_UDP_SIZE, OPT_PCAP,
 	       OPT_USB, OPT_PEER_IP, OPT_DEVICE_IP, OPT_LINK_TIMEOUT, OPT_PROBE_SOCKET, OPT_TAP,
 	       OPT_NETNS, OPT_NETNS_CREATE, OPT_TAP_IP, OPT_SOCKET, OPT_PROBE, OPT_CAPTURE,
-	       OPT_NETIF, OPT_USB_ID };
+	       OPT_NETIF, OPT_USB_ID, OPT_PERIPHERALS, OPT_BOOT, OPT_NETMASK, OPT_DHCP };
 	static const struct option longopts[] = {
 		{"elf", required_argument, NULL, OPT_ELF},
 		{"uf2", required_argument, NULL, OPT_UF2},
@@ -245,6 +316,10 @@ static int sim_parse(const char *cmd, int mode, int argc, char **argv, sim_optio
 		{"capture", required_argument, NULL, OPT_CAPTURE},
 		{"netif", required_argument, NULL, OPT_NETIF},
 		{"usb-id", required_argument, NULL, OPT_USB_ID},
+		{"peripherals", no_argument, NULL, OPT_PERIPHERALS},
+		{"boot", required_argument, NULL, OPT_BOOT},
+		{"netmask", required_argument, NULL, OPT_NETMASK},
+		{"dhcp", no_argument, NULL, OPT_DHCP},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -288,6 +363,10 @@ static int sim_parse(const char *cmd, int mode, int argc, char **argv, sim_optio
 		case OPT_CAPTURE: o->capture = optarg; break;
 		case OPT_NETIF: o->netif = optarg; break;
 		case OPT_USB_ID: o->usb_id = optarg; break;
+		case OPT_PERIPHERALS: o->peripherals = 1; break;
+		case OPT_BOOT: o->boot = optarg; break;
+		case OPT_NETMASK: o->netmask = optarg; break;
+		case OPT_DHCP: o->dhcp = 1; break;
 		case 'h': cli_print_usage(cmd, stdout); return -1;
 		case ':': return cli_usage_error(cmd, "%s needs a value", argv[optind - 1]);
 		default: return cli_usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
@@ -351,6 +430,21 @@ static int sim_run(const char *cmd, const sim_options *o)
 	xb_pico_options po;
 	pico_options_init(&po);
 	po.strict = o->strict;
+	if (o->boot) {
+		if (strcmp(o->boot, "auto") == 0)
+			po.boot = XB_BOOT_AUTO;
+		else if (strcmp(o->boot, "direct") == 0)
+			po.boot = XB_BOOT_DIRECT;
+		else if (strcmp(o->boot, "boot2") == 0)
+			po.boot = XB_BOOT_BOOT2;
+		else {
+			if (uart.f && uart.f != stdout)
+				fclose(uart.f);
+			if (o->trace)
+				sim_trace_close(cmd, o->trace, &tr, 0);
+			return cli_usage_error(cmd, "--boot: '%s' is not auto, direct or boot2", o->boot);
+		}
+	}
 	if (uart.f) {
 		po.uart_fn = sim_uart_byte;
 		po.uart_ctx = &uart;
@@ -360,10 +454,14 @@ static int sim_run(const char *cmd, const sim_options *o)
 	xb_load_info li;
 	int rc = XB_EXIT_OK;
 	xb_pico *p = pico_new(&t, &po, &err);
+	memset(&boot_info, 0, sizeof boot_info);
 	if (!p)
 		rc = cli_fail(cmd, "%s", err.msg);
 	else if (pico_load_file(p, o->image, o->format, (uint32_t)at, &li, &err))
 		rc = cli_fail(cmd, "%s", err.msg);
+	xb_unmodelled *unmod = NULL;
+	if (rc == XB_EXIT_OK && o->peripherals)
+		unmod = unmodelled_new(board_bus(pico_board(p)));
 	sim_net *net = NULL;
 	if (rc == XB_EXIT_OK && sim_net_wanted(o))
 		rc = sim_net_open(cmd, o, p, &net);
@@ -379,16 +477,20 @@ static int sim_run(const char *cmd, const sim_options *o)
 			pico_run(p, cycles);
 		xb_pico_summary s;
 		pico_summary(p, &s);
+		pico_boot_info(p, &boot_info);
 		if (uart.f == stdout && uart.last >= 0 && uart.last != '\n')
 			putchar('\n'); /* the report starts on its own line */
 		if (o->json)
-			sim_print_json(o, &li, &s, net);
+			sim_print_json(o, &li, &s, net, unmod);
 		else
 			sim_print_text(o, &li, &s, net);
+		if (unmod && !o->json)
+			sim_print_unmodelled_text(unmod);
 	}
 	int nrc = sim_net_close(net, ran);
 	if (rc == XB_EXIT_OK)
 		rc = nrc;
+	unmodelled_free(unmod, p ? board_bus(pico_board(p)) : NULL);
 	pico_free(p);
 	if (o->trace && sim_trace_close(cmd, o->trace, &tr, rc == XB_EXIT_OK))
 		rc = XB_EXIT_FAIL;
@@ -459,6 +561,15 @@ const xb_command cmd_sim = {
 		"  --until TEXT      stop as soon as TEXT appears on UART0\n"
 		"  --trace FILE      write the binary fetch trace (for xipbench cache --trace)\n"
 		"  --strict          unmapped accesses are bus errors (HardFault), not reads of 0\n"
+		"  --boot MODE       auto (default: through boot2 when the image has a valid one,\n"
+		"                    else a direct start), direct, or boot2 (as the chip boots)\n"
+		"  --netmask MASK    the virtual host's netmask (default 255.255.255.0)\n"
+		"  --dhcp            the virtual host takes its address from the device's DHCP\n"
+		"                    server (the server becomes the device address unless\n"
+		"                    --device-ip is given)\n"
+		"  --peripherals     after the run, a table of the registers the firmware touched\n"
+		"                    that the board does not model (block, offset, reads, writes,\n"
+		"                    first PC)\n"
 		"  --realtime        pace the run to the wall clock (virtual time never runs ahead)\n"
 		"  --speed X         with --realtime: X times real time (implies --realtime)\n"
 		"  --target NAME     target name or path (default rp2040)\n"

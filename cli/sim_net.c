@@ -105,6 +105,17 @@ static int net_configure(sim_net *n, xb_netpeer_options *po)
 				       o->device_ip);
 	if (memcmp(po->ip, po->device_ip, 4) == 0)
 		return cli_usage_error(cmd, "the peer and the device need different addresses");
+	po->device_ip_set = o->device_ip != NULL;
+	po->dhcp = o->dhcp;
+	if (o->netmask) {
+		uint32_t m;
+		if (sim_parse_ipv4(o->netmask, po->netmask) ||
+		    ((m = (uint32_t)po->netmask[0] << 24 | (uint32_t)po->netmask[1] << 16 |
+			  (uint32_t)po->netmask[2] << 8 | po->netmask[3]),
+		     m == 0 || (~m & (~m + 1)) != 0))
+			return cli_usage_error(cmd, "--netmask needs a netmask such as 255.255.255.0 "
+						    "(got '%s')", o->netmask);
+	}
 	double ms = NET_LINK_TIMEOUT_MS;
 	if (o->link_timeout && sim_parse_positive(o->link_timeout, 3600e3, &ms))
 		return cli_usage_error(cmd, "--link-timeout needs milliseconds above 0 (got '%s')",

@@ -15,6 +15,10 @@ typedef struct sim_options {
 	const char *image, *at, *cycles, *uart, *trace, *until, *target, *speed;
 	enum xb_image_format format;
 	int strict, json, realtime;
+	int peripherals; /* sim run --peripherals: the unmodelled registers' table */
+	const char *boot;    /* sim run --boot auto|direct|boot2 */
+	const char *netmask; /* the peer's netmask (--netmask) */
+	int dhcp;            /* --dhcp: the peer takes its address from the device's DHCP server */
 	/* the network (sim run and sim serve) */
 	const char *ping, *interval_ms, *size, *udp, *seconds, *udp_port, *udp_size, *pcap;
 	const char *peer_ip, *device_ip, *link_timeout;

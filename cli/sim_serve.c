@@ -296,6 +296,10 @@ int sim_serve(const char *cmd, const sim_options *o)
 	if (o->device_ip && sim_parse_ipv4(o->device_ip, device_ip))
 		return cli_usage_error(cmd, "--device-ip needs an IPv4 address (got '%s')",
 				       o->device_ip);
+	uint8_t netmask[4];
+	if (o->netmask && sim_parse_ipv4(o->netmask, netmask))
+		return cli_usage_error(cmd, "--netmask needs a netmask such as 255.255.255.0 (got '%s')",
+				       o->netmask);
 	int pcap_stdout = o->pcap && strcmp(o->pcap, "-") == 0;
 	if (pcap_stdout && o->uart && strcmp(o->uart, "-") == 0)
 		return cli_usage_error(cmd, "--pcap - and --uart - cannot both use standard output");
@@ -360,7 +364,9 @@ int sim_serve(const char *cmd, const sim_options *o)
 		so.virt.uart = uart;
 		so.virt.probe_socket = o->probe_socket;
 		so.virt.peer_ip = peer_ip;
-		so.virt.device_ip = device_ip;
+		so.virt.device_ip = o->device_ip ? device_ip : NULL;
+		so.virt.netmask = o->netmask ? netmask : NULL;
+		so.virt.dhcp = o->dhcp;
 		so.virt.reply_keep = 1472;
 		xb_report rep;
 		if (v.tap)

@@ -131,6 +131,9 @@ typedef struct xb_virtual_options {
 	const char *probe_socket; /* serve the virtual probe on this Unix socket for other
 				   * tools, instead of to the session (connect_probe fails) */
 	const uint8_t *peer_ip, *device_ip; /* 4 bytes each, NULL: 192.0.2.2 / 192.0.2.1 */
+	const uint8_t *netmask;            /* the peer's netmask, NULL: 255.255.255.0 */
+	int dhcp;                          /* the peer asks the device's DHCP server for its
+					    * address (netpeer.h) */
 	size_t reply_keep;      /* bytes of each reply payload kept in `full` (0: none) */
 } xb_virtual_options;
 

@@ -419,9 +419,10 @@ static void exec_cmd(bench_virtual *v, const vb_cmd *c)
 static const char *net_text(bench_virtual *v, char *buf, size_t cap)
 {
 	xb_netpeer *np = vbench_peer(v->vb);
-	snprintf(buf, cap, "USB %s, CDC-ECM %s, link %s, %s",
-		 usbhost_state_name(usbhost_state(vbench_host(v->vb))),
-		 ecmhost_up(netpeer_ecm(np)) ? "up" : "down", netpeer_link(np) ? "up" : "down",
+	const char *cls = netpeer_usb_class(np);
+	snprintf(buf, cap, "USB %s, %s %s, link %s, %s",
+		 usbhost_state_name(usbhost_state(vbench_host(v->vb))), cls ? cls : "CDC-ECM",
+		 cls ? "up" : "down", netpeer_link(np) ? "up" : "down",
 		 netpeer_device_mac(np) ? "ARP resolved" : "not resolved");
 	return buf;
 }
@@ -1041,6 +1042,10 @@ xb_bench *bench_virtual_open(const xb_virtual_options *o, xb_report *rep)
 		memcpy(vo.peer.ip, o->peer_ip, 4);
 	if (o->device_ip)
 		memcpy(vo.peer.device_ip, o->device_ip, 4);
+	vo.peer.device_ip_set = o->device_ip != NULL;
+	if (o->netmask)
+		memcpy(vo.peer.netmask, o->netmask, 4);
+	vo.peer.dhcp = o->dhcp;
 	vo.peer.udp = on_udp;
 	vo.peer.udp_ctx = v;
 	vo.peer.icmp = on_icmp;

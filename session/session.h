@@ -70,6 +70,8 @@ typedef struct xb_session_options {
 	unsigned ping_size;       /* ICMP data bytes (default 56) */
 	double udp_rate;          /* per second (default 200; 0 off) */
 	unsigned udp_size;        /* payload bytes (default 64) */
+	unsigned udp_port;        /* the virtual bench: the board's UDP echo port (0: 7, RFC
+				   * 862's; a real bench: probe.udp_port) */
 	double bringup_s;         /* how long bring-up may take (default 5 s of bench time) */
 	xb_liveprof_config prof;
 	size_t sample_ring;       /* samples held between pumps (default 262144) */

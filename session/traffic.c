@@ -186,7 +186,8 @@ static void send_one(xb_session *s, tr_series *x, uint64_t due)
 			s->tr.next_seq = (uint16_t)(seq + 1);
 	} else {
 		size_t n = udp_payload(d, x->size, s->tr.next_nonce++);
-		rc = s->bench->ops->send_udp(s->bench, due, SS_UDP_SPORT, SS_UDP_DPORT, d, n, &rep);
+		rc = s->bench->ops->send_udp(s->bench, due, SS_UDP_SPORT,
+					     s->o.udp_port ? s->o.udp_port : SS_UDP_DPORT, d, n, &rep);
 	}
 	s->tr.requests++;
 	if (rc != 0)

@@ -299,6 +299,32 @@ static int open_session(xb_app *a, const char *elf)
 		fprintf(stderr, "xipbench workbench: --bench %s: virtual, probe or probe:SERIAL\n", bench);
 		return -1;
 	} else {
+		/* the virtual host's addresses; with --dhcp the board's server decides unless
+		 * --device-ip was given */
+		static const char *const addr_opts[] = {"peer-ip", "device-ip"};
+		uint8_t *addrs[] = {a->peer_ip, a->device_ip};
+		for (int i = 0; i < 2; i++) {
+			const char *text = options_text(&a->opt, addr_opts[i]);
+			unsigned q[4];
+			char end;
+			if (!text || sscanf(text, "%u.%u.%u.%u%c", &q[0], &q[1], &q[2], &q[3], &end) != 4 ||
+			    q[0] > 255 || q[1] > 255 || q[2] > 255 || q[3] > 255) {
+				fprintf(stderr, "xipbench workbench: --%s needs an IPv4 address (got '%s')\n",
+					addr_opts[i], text ? text : "");
+				return -1;
+			}
+			for (int k = 0; k < 4; k++)
+				addrs[i][k] = (uint8_t)q[k];
+		}
+		if (memcmp(a->peer_ip, a->device_ip, 4) == 0) {
+			fprintf(stderr, "xipbench workbench: the virtual host and the board need different "
+					"addresses\n");
+			return -1;
+		}
+		so.virt.peer_ip = a->peer_ip;
+		int given = a->opt.v[options_find("device-ip") - workbench_options].from > 0;
+		so.virt.device_ip = given || !options_flag(&a->opt, "dhcp") ? a->device_ip : NULL;
+		so.virt.dhcp = options_flag(&a->opt, "dhcp");
 		so.virt.speed = options_number(&a->opt, "speed");
 	}
 	xb_report rep;

@@ -37,6 +37,7 @@ typedef struct app_edit app_edit;
 typedef struct xb_app {
 	xb_options opt;
 	xb_build_folder build; /* --zephyr / --pico-sdk (kind XB_BUILD_OTHER: none) */
+	uint8_t peer_ip[4], device_ip[4]; /* the virtual bench's addresses */
 	xb_target tg;
 	xb_session *s;
 	char *elf;

@@ -38,7 +38,8 @@ typedef struct xb_option_def {
 /* The table: every workbench option, ended by a NULL name. It holds:
  *   bench (TEXT "virtual"; virtual, probe or probe:SERIAL), elf, map, zephyr, pico-sdk
  *   (TEXT: build folders, docs/build-folders.md), west-flash (FLAG), groups (TEXT),
- *   trace (TEXT: a fetch trace for predictions), probe-socket (TEXT),
+ *   trace (TEXT: a fetch trace for predictions), probe-socket (TEXT), capture, device-ip,
+ *   peer-ip, udp-target (TEXT), dhcp (FLAG),
  *   theme (TEXT "dark"), colours (CHOICE "auto": auto,256,16,8,0), mouse (BOOL on),
  *   panel (CHOICE "libraries": the panel names), view (CHOICE "auto": auto,single,overview),
  *   window (CHOICE "10s": 1s,10s,all), subtract (BOOL on: busy minus idle),

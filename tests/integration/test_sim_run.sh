@@ -38,6 +38,31 @@ sim --elf "$PROGS/flash.elf" --uart - >"$XB_WORK/flash.out" 2>&1
 expect "flash erase and program through the bootrom" "$XB_WORK/flash.out" \
 	'^flash erase 4500[0-2] us program 40[0-2] us verify ok$'
 
+# reset_to_usb_boot ends the run, and says so.
+sim --elf "$PROGS/usbboot.elf" --uart - >"$XB_WORK/usbboot.out" 2>&1
+expect "reset_to_usb_boot is reported" "$XB_WORK/usbboot.out" '^to bootsel$' \
+	'^result +usb_boot$' 'the firmware asked for USB boot \(reset_to_usb_boot' \
+	'activity gpio mask 0x2000000, disable interface mask 0x0'
+if grep -q "still running" "$XB_WORK/usbboot.out"; then not_ok "nothing runs after USB boot"; else ok "nothing runs after USB boot"; fi
+sim --elf "$PROGS/usbboot.elf" --json >"$XB_WORK/usbboot.json" 2>/dev/null
+expect "reset_to_usb_boot in --json" "$XB_WORK/usbboot.json" '"result": "usb_boot"' \
+	'"usb_boot": [{]"activity_gpio_mask": 33554432, "disable_interface_mask": 0[}]'
+keys_documented "sim run (usb boot)" "$XB_WORK/usbboot.json"
+
+# --peripherals: the registers nothing models, with counts and first PCs.
+sim --elf "$PROGS/unmodelled.elf" --peripherals >"$XB_WORK/unmod.out" 2>/dev/null
+expect "--peripherals prints the unmodelled registers" "$XB_WORK/unmod.out" \
+	'^unmodelled +[0-9]+ registers the board does not model:$' \
+	'^  block +offset +address +reads +writes +first pc$' \
+	'^  - +- +0x40070000 +3 +0  0x100[0-9a-f]{5}$' '^  - +- +0xa0000000 +1 +0  0x100[0-9a-f]{5}$'
+sim --elf "$PROGS/unmodelled.elf" --peripherals --json >"$XB_WORK/unmod.json" 2>/dev/null
+expect "--peripherals in --json" "$XB_WORK/unmod.json" \
+	'"unmodelled": \[.*[{]"block": "-", "offset": "0x40070000", "address": "0x40070000", "reads": 3, "writes": 0, "first_pc": "0x100[0-9a-f]{5}"[}]' \
+	'"unmodelled_dropped": 0'
+keys_documented "sim run --peripherals" "$XB_WORK/unmod.json"
+sim --elf "$PROGS/crc32.elf" --peripherals >"$XB_WORK/unmod0.out" 2>/dev/null
+expect "--peripherals with nothing unmodelled" "$XB_WORK/unmod0.out" '^unmodelled +none'
+
 # --json: one line with every documented key.
 sim --elf "$PROGS/crc32.elf" --json >"$XB_WORK/a.json" 2>"$XB_WORK/a.err"
 expect "--json has every key" "$XB_WORK/a.json" '"image": ' '"format": "elf"' \
@@ -109,4 +134,15 @@ if [ $? -eq 2 ]; then ok "no image is a usage error (exit 2)"; else not_ok "no i
 check_fails "--bin needs --at" "at ADDR goes with --bin" sim --bin "$PROGS/crc32.bin"
 check_fails "only 'run'" "expected 'run'" "$XIPBENCH" sim walk
 check "sim --help" "$XIPBENCH" sim run --help
+# how the image starts: the test programs have no boot2, so auto starts them directly; as
+# the chip boots (--boot boot2) the CRC of flash's first 252 bytes does not match
+sim --elf "$PROGS/crc32.elf" --cycles 100000 >"$XB_WORK/boot.out" 2>&1
+expect "--boot auto: a direct start for an image without boot2" "$XB_WORK/boot.out" "^boot +direct start$"
+sim --elf "$PROGS/crc32.elf" --cycles 100000 --boot boot2 --json >"$XB_WORK/boot2.json" 2>"$XB_WORK/boot2.err"
+[ "$(jq -r '.boot.used + " " + (.boot.boot2_valid | tostring) + " " + (.boot.bad_crc_usb_boot | tostring)' "$XB_WORK/boot2.json")" = "boot2 false true" ] &&
+	[ "$(jq -r .uart_bytes "$XB_WORK/boot2.json")" = 0 ] &&
+	ok "--boot boot2 without a valid boot2: the chip would enter USB boot, the program never runs" ||
+	not_ok "--boot boot2: $(jq -c .boot "$XB_WORK/boot2.json")"
+check_fails "--boot with an unknown mode" "is not auto, direct or boot2" sim --elf "$PROGS/crc32.elf" --boot rom
+check_fails "--netmask that is no netmask" "needs a netmask" sim --elf "$PROGS/crc32.elf" --ping 1 --netmask 255.0.255.0
 finish
