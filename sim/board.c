@@ -952,39 +952,39 @@ static int board_core_absent(const xb_board *b, unsigned core, uint32_t addr)
 	return core && !b->core1_enabled && addr >= 0xE0000000u && addr < 0xE0100000u;
 }
 
-int board_core_debug_read(xb_board *b, unsigned core, uint32_t addr, unsigned size,
-			  uint32_t *value)
+/* A debug access as core sees the address space (its own PPB): *value is read into (it is 0
+ * when the access fails) or written from. */
+static int board_core_debug_access(xb_board *b, unsigned core, uint32_t addr, unsigned size,
+				   uint32_t *value, int write)
 {
 	xb_cpu *saved = b->cur;
 	b->cur = core ? &b->core1 : &b->cpu;
 	int rc;
-	*value = 0;
+	if (!write)
+		*value = 0;
 	if ((size != 1 && size != 2 && size != 4) || (addr & (size - 1)) ||
 	    board_core_absent(b, core, addr))
 		rc = -1;
 	else if (ppb_debug_only(addr))
-		rc = ppb_debug_read(b->cur, addr, size, value);
+		rc = write ? ppb_debug_write(b->cur, addr, size, *value)
+			   : ppb_debug_read(b->cur, addr, size, value);
 	else
-		rc = bus_debug_read(b->bus, addr, size, value);
+		rc = write ? bus_debug_write(b->bus, addr, size, *value)
+			   : bus_debug_read(b->bus, addr, size, value);
 	b->cur = saved;
 	return rc;
+}
+
+int board_core_debug_read(xb_board *b, unsigned core, uint32_t addr, unsigned size,
+			  uint32_t *value)
+{
+	return board_core_debug_access(b, core, addr, size, value, 0);
 }
 
 int board_core_debug_write(xb_board *b, unsigned core, uint32_t addr, unsigned size,
 			   uint32_t value)
 {
-	xb_cpu *saved = b->cur;
-	b->cur = core ? &b->core1 : &b->cpu;
-	int rc;
-	if ((size != 1 && size != 2 && size != 4) || (addr & (size - 1)) ||
-	    board_core_absent(b, core, addr))
-		rc = -1;
-	else if (ppb_debug_only(addr))
-		rc = ppb_debug_write(b->cur, addr, size, value);
-	else
-		rc = bus_debug_write(b->bus, addr, size, value);
-	b->cur = saved;
-	return rc;
+	return board_core_debug_access(b, core, addr, size, &value, 1);
 }
 
 uint32_t board_core_pcsr(const xb_board *b, unsigned core)

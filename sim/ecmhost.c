@@ -6,17 +6,12 @@
 #include <string.h>
 
 #include "../core/util.h"
+#include "usbnet.h"
 
 #define ETH_HLEN 14u
 #define CTL_BUF 256u
 
-/* An URB with its buffer; the URB is first so that a completion finds the slot. */
-typedef struct ecm_slot {
-	xb_urb urb;
-	xb_ecmhost *e;
-	uint8_t *buf;
-	size_t frame_len; /* tx: the frame's length without padding */
-} ecm_slot;
+typedef usbnet_slot ecm_slot;
 
 enum { B_SET_INTERFACE, B_FILTER, B_LANGID, B_MAC, B_DONE };
 
@@ -31,10 +26,7 @@ struct xb_ecmhost {
 	int have_mac;
 	ecm_slot ctl, halt_in, halt_out, halt_status, status;
 	ecm_slot *rx, *tx;
-	/* frames waiting for a bulk OUT URB: a ring */
-	uint8_t **queue;
-	size_t *queue_len;
-	unsigned q_head, q_count;
+	usbnet_queue q; /* frames waiting for a bulk OUT URB */
 	xb_ecmhost_stats stats;
 };
 
@@ -115,23 +107,7 @@ static void ecm_control_done(xb_urb *u);
 static int ecm_control(xb_ecmhost *e, ecm_slot *s, uint8_t rt, uint8_t req, uint16_t value,
 		       uint16_t index, uint16_t len)
 {
-	memset(&s->urb, 0, sizeof s->urb);
-	uint8_t *p = s->urb.setup;
-	p[0] = rt;
-	p[1] = req;
-	p[2] = (uint8_t)value;
-	p[3] = (uint8_t)(value >> 8);
-	p[4] = (uint8_t)index;
-	p[5] = (uint8_t)(index >> 8);
-	p[6] = (uint8_t)len;
-	p[7] = (uint8_t)(len >> 8);
-	s->e = e;
-	s->urb.type = XB_USBMON_CONTROL;
-	s->urb.buffer = len ? s->buf : NULL;
-	s->urb.length = len;
-	s->urb.complete = ecm_control_done;
-	s->urb.context = s;
-	return usbhost_submit(e->h, &s->urb);
+	return usbnet_control(e->h, s, e, rt, req, value, index, NULL, len, ecm_control_done);
 }
 
 static void ecm_clear_halt(xb_ecmhost *e, ecm_slot *s, uint8_t ep)
@@ -148,15 +124,7 @@ static void ecm_status_done(xb_urb *u);
 
 static void ecm_submit_rx(xb_ecmhost *e, ecm_slot *s)
 {
-	memset(&s->urb, 0, sizeof s->urb);
-	s->e = e;
-	s->urb.type = XB_USBMON_BULK;
-	s->urb.endpoint = e->in_ep;
-	s->urb.buffer = s->buf;
-	s->urb.length = e->max_segment;
-	s->urb.complete = ecm_rx_done;
-	s->urb.context = s;
-	usbhost_submit(e->h, &s->urb);
+	usbnet_submit(e->h, s, e, XB_USBMON_BULK, e->in_ep, s->buf, e->max_segment, ecm_rx_done);
 }
 
 static int ecm_submit_tx(xb_ecmhost *e, ecm_slot *s, const uint8_t *frame, size_t len)
@@ -166,15 +134,8 @@ static int ecm_submit_tx(xb_ecmhost *e, ecm_slot *s, const uint8_t *frame, size_
 	size_t n = len;
 	if (n % e->out_mps == 0)
 		s->buf[n++] = 0; /* usbnet: one byte of padding instead of a ZLP */
-	memset(&s->urb, 0, sizeof s->urb);
-	s->e = e;
-	s->urb.type = XB_USBMON_BULK;
-	s->urb.endpoint = e->out_ep;
-	s->urb.buffer = s->buf;
-	s->urb.length = (uint32_t)n;
-	s->urb.complete = ecm_tx_done;
-	s->urb.context = s;
-	return usbhost_submit(e->h, &s->urb);
+	return usbnet_submit(e->h, s, e, XB_USBMON_BULK, e->out_ep, s->buf, (uint32_t)n,
+			     ecm_tx_done);
 }
 
 static void ecm_open(xb_ecmhost *e)
@@ -182,50 +143,19 @@ static void ecm_open(xb_ecmhost *e)
 	e->step = B_DONE;
 	e->up = 1;
 	e->stats.binds++;
-	if (e->status_ep) {
-		ecm_slot *s = &e->status;
-		free(s->buf);
-		s->buf = xcalloc(1, e->status_mps + 1u);
-		memset(&s->urb, 0, sizeof s->urb);
-		s->e = e;
-		s->urb.type = XB_USBMON_INTERRUPT;
-		s->urb.endpoint = e->status_ep;
-		s->urb.buffer = s->buf;
-		s->urb.length = e->status_mps;
-		s->urb.flags = XB_URB_FREE_BUFFER;
-		s->urb.interval = e->status_interval > 3 ? e->status_interval : 3; /* usbnet */
-		s->urb.complete = ecm_status_done;
-		s->urb.context = s;
-		usbhost_submit(e->h, &s->urb);
-	} else {
-		e->link = 1; /* no status endpoint: the carrier is simply on */
-		if (e->opt.link)
-			e->opt.link(e->opt.link_ctx, 1);
-	}
-	e->rx = xcalloc(e->opt.rx_urbs, sizeof *e->rx);
-	e->tx = xcalloc(e->opt.tx_urbs, sizeof *e->tx);
+	if (e->status_ep)
+		usbnet_submit_status(e->h, &e->status, e, e->status_ep, e->status_mps,
+				     e->status_interval, ecm_status_done);
+	else /* no status endpoint: the carrier is simply on (the link was down) */
+		usbnet_set_link(&e->link, &e->opt, 1);
+	e->rx = usbnet_slots_new(e->opt.rx_urbs);
+	e->tx = usbnet_slots_new(e->opt.tx_urbs);
 	for (unsigned i = 0; i < e->opt.tx_urbs; i++)
 		e->tx[i].buf = xmalloc(e->max_segment + 1u);
 	for (unsigned i = 0; i < e->opt.rx_urbs; i++) {
 		e->rx[i].buf = xmalloc(e->max_segment);
 		ecm_submit_rx(e, &e->rx[i]);
 	}
-}
-
-/* usbnet_get_ethernet_addr: exactly 12 hex digits. */
-static int ecm_parse_mac(xb_ecmhost *e, const uint8_t *d, uint32_t n)
-{
-	if (n < 2 || d[1] != 3 || d[0] != 2 + 24 || n < 26)
-		return -1;
-	for (int i = 0; i < 6; i++) {
-		int hi = le16(d + 2 + 4 * i) < 0x80 ? xb_hex_digit(d[2 + 4 * i]) : -1;
-		int lo = le16(d + 4 + 4 * i) < 0x80 ? xb_hex_digit(d[4 + 4 * i]) : -1;
-		if (hi < 0 || lo < 0)
-			return -1;
-		e->mac[i] = (uint8_t)(hi << 4 | lo);
-	}
-	e->have_mac = 1;
-	return 0;
 }
 
 /* The bring-up sequence, one request after the other. */
@@ -264,7 +194,7 @@ static void ecm_step(xb_ecmhost *e, int step)
 static void ecm_control_done(xb_urb *u)
 {
 	ecm_slot *s = (ecm_slot *)u;
-	xb_ecmhost *e = s->e;
+	xb_ecmhost *e = s->owner;
 	if (e->closing || !e->bound || s != &e->ctl)
 		return; /* a halt cleared, or the device is gone */
 	int ok = u->status == XB_URB_OK;
@@ -284,53 +214,26 @@ static void ecm_control_done(xb_urb *u)
 		ecm_step(e, B_MAC);
 		return;
 	case B_MAC:
-		if (!ok || ecm_parse_mac(e, s->buf, u->actual)) {
+		if (!ok || usbnet_parse_mac(e->mac, s->buf, u->actual)) {
 			e->failed = 1;
 			return;
 		}
+		e->have_mac = 1;
 		ecm_open(e);
 		return;
 	}
 }
 
-static void ecm_set_link(xb_ecmhost *e, int up)
-{
-	if (e->link == up)
-		return;
-	e->link = up;
-	if (e->opt.link)
-		e->opt.link(e->opt.link_ctx, up);
-}
-
 static void ecm_status_done(xb_urb *u)
 {
 	ecm_slot *s = (ecm_slot *)u;
-	xb_ecmhost *e = s->e;
-	if (e->closing || u->status == XB_URB_ESHUTDOWN || u->status == XB_URB_ENOENT)
+	xb_ecmhost *e = s->owner;
+	if (usbnet_urb_gone(u, e->closing))
 		return;
-	const uint8_t *d = s->buf;
 	if (u->status == XB_URB_OK) {
-		if (e->sts_split) { /* the second half of a split CONNECTION_SPEED_CHANGE */
-			e->sts_split = 0;
-			if (u->actual == 8) {
-				e->stats.downlink_bps = (uint32_t)(le16(d) | (uint32_t)le16(d + 2) << 16);
-				e->stats.uplink_bps = (uint32_t)(le16(d + 4) | (uint32_t)le16(d + 6) << 16);
-			}
-		} else if (u->actual >= 8 && d[0] == 0xA1) {
-			e->stats.notifications++;
-			if (d[1] == 0x00) {
-				ecm_set_link(e, le16(d + 2) != 0);
-			} else if (d[1] == 0x2A) {
-				if (u->actual == 16) {
-					e->stats.downlink_bps =
-						(uint32_t)(le16(d + 8) | (uint32_t)le16(d + 10) << 16);
-					e->stats.uplink_bps =
-						(uint32_t)(le16(d + 12) | (uint32_t)le16(d + 14) << 16);
-				} else {
-					e->sts_split = 1;
-				}
-			}
-		}
+		int link = usbnet_notification(&e->stats, &e->sts_split, s->buf, u->actual);
+		if (link >= 0)
+			usbnet_set_link(&e->link, &e->opt, link);
 	} else if (u->status == XB_URB_EPIPE) {
 		ecm_clear_halt(e, &e->halt_status, e->status_ep);
 	}
@@ -341,8 +244,8 @@ static void ecm_status_done(xb_urb *u)
 static void ecm_rx_done(xb_urb *u)
 {
 	ecm_slot *s = (ecm_slot *)u;
-	xb_ecmhost *e = s->e;
-	if (e->closing || u->status == XB_URB_ESHUTDOWN || u->status == XB_URB_ENOENT)
+	xb_ecmhost *e = s->owner;
+	if (usbnet_urb_gone(u, e->closing))
 		return;
 	if (u->status == XB_URB_OK && u->actual >= ETH_HLEN) {
 		e->stats.rx_frames++;
@@ -361,7 +264,7 @@ static void ecm_rx_done(xb_urb *u)
 static void ecm_tx_done(xb_urb *u)
 {
 	ecm_slot *s = (ecm_slot *)u;
-	xb_ecmhost *e = s->e;
+	xb_ecmhost *e = s->owner;
 	if (u->status == XB_URB_OK) {
 		e->stats.tx_frames++;
 		e->stats.tx_bytes += s->frame_len;
@@ -374,12 +277,10 @@ static void ecm_tx_done(xb_urb *u)
 		return;
 	if (e->opt.tx_done)
 		e->opt.tx_done(e->opt.tx_ctx, s->frame_len, u->status, u->done_cycle);
-	if (!e->up || !e->q_count)
+	size_t len;
+	uint8_t *f = e->up ? usbnet_queue_pop(&e->q, &len) : NULL;
+	if (!f)
 		return;
-	uint8_t *f = e->queue[e->q_head];
-	size_t len = e->queue_len[e->q_head];
-	e->q_head = (e->q_head + 1) % e->opt.tx_queue;
-	e->q_count--;
 	if (ecm_submit_tx(e, s, f, len))
 		e->stats.tx_dropped++;
 	free(f);
@@ -391,26 +292,19 @@ int ecmhost_send(xb_ecmhost *e, const uint8_t *frame, size_t len)
 		e->stats.tx_dropped++;
 		return -1;
 	}
-	for (unsigned i = 0; i < e->opt.tx_urbs; i++) {
-		if (e->tx[i].urb.queued)
-			continue;
-		if (e->q_count) /* keep the order: frames already waiting go first */
-			break;
-		if (ecm_submit_tx(e, &e->tx[i], frame, len)) {
+	/* keep the order: frames already waiting go first */
+	ecm_slot *s = usbnet_idle_tx(e->tx, e->opt.tx_urbs, e->q.count);
+	if (s) {
+		if (ecm_submit_tx(e, s, frame, len)) {
 			e->stats.tx_dropped++;
 			return -1;
 		}
 		return 0;
 	}
-	if (e->q_count >= e->opt.tx_queue) {
+	if (usbnet_queue_push(&e->q, frame, len)) {
 		e->stats.tx_dropped++;
 		return -1;
 	}
-	unsigned at = (e->q_head + e->q_count) % e->opt.tx_queue;
-	e->queue[at] = xmalloc(len);
-	memcpy(e->queue[at], frame, len);
-	e->queue_len[at] = len;
-	e->q_count++;
 	return 0;
 }
 
@@ -418,19 +312,10 @@ int ecmhost_send(xb_ecmhost *e, const uint8_t *frame, size_t len)
 
 static void ecm_release(xb_ecmhost *e)
 {
-	for (unsigned i = 0; e->rx && i < e->opt.rx_urbs; i++)
-		free(e->rx[i].buf);
-	for (unsigned i = 0; e->tx && i < e->opt.tx_urbs; i++)
-		free(e->tx[i].buf);
-	free(e->rx);
-	free(e->tx);
+	usbnet_slots_free(e->rx, e->opt.rx_urbs);
+	usbnet_slots_free(e->tx, e->opt.tx_urbs);
 	e->rx = e->tx = NULL;
-	while (e->q_count) {
-		free(e->queue[e->q_head]);
-		e->q_head = (e->q_head + 1) % e->opt.tx_queue;
-		e->q_count--;
-	}
-	e->q_head = 0;
+	usbnet_queue_clear(&e->q);
 }
 
 static int ecm_probe(void *ctx, xb_usbhost *h, const uint8_t *config, size_t len)
@@ -451,7 +336,7 @@ static void ecm_disconnect(void *ctx)
 {
 	xb_ecmhost *e = ctx;
 	e->bound = e->up = 0;
-	ecm_set_link(e, 0);
+	usbnet_set_link(&e->link, &e->opt, 0);
 	ecm_release(e);
 }
 
@@ -464,16 +349,8 @@ xb_ecmhost *ecmhost_new(xb_usbhost *h, const xb_ecmhost_options *o)
 {
 	xb_ecmhost *e = xcalloc(1, sizeof *e);
 	e->h = h;
-	if (o)
-		e->opt = *o;
-	if (!e->opt.rx_urbs)
-		e->opt.rx_urbs = 4;
-	if (!e->opt.tx_urbs)
-		e->opt.tx_urbs = 4;
-	if (!e->opt.tx_queue)
-		e->opt.tx_queue = 1000;
-	e->queue = xcalloc(e->opt.tx_queue, sizeof *e->queue);
-	e->queue_len = xcalloc(e->opt.tx_queue, sizeof *e->queue_len);
+	usbnet_options(&e->opt, o);
+	usbnet_queue_init(&e->q, e->opt.tx_queue);
 	e->ctl.buf = xcalloc(1, CTL_BUF);
 	e->halt_in.buf = xcalloc(1, CTL_BUF);
 	e->halt_out.buf = xcalloc(1, CTL_BUF);
@@ -489,14 +366,9 @@ void ecmhost_free(xb_ecmhost *e)
 	e->closing = 1;
 	ecm_slot *fixed[] = {&e->ctl, &e->halt_in, &e->halt_out, &e->halt_status, &e->status};
 	for (size_t i = 0; i < sizeof fixed / sizeof *fixed; i++)
-		if (fixed[i]->urb.queued)
-			usbhost_unlink(e->h, &fixed[i]->urb);
-	for (unsigned i = 0; e->rx && i < e->opt.rx_urbs; i++)
-		if (e->rx[i].urb.queued)
-			usbhost_unlink(e->h, &e->rx[i].urb);
-	for (unsigned i = 0; e->tx && i < e->opt.tx_urbs; i++)
-		if (e->tx[i].urb.queued)
-			usbhost_unlink(e->h, &e->tx[i].urb);
+		usbnet_unlink(e->h, fixed[i], 1);
+	usbnet_unlink(e->h, e->rx, e->opt.rx_urbs);
+	usbnet_unlink(e->h, e->tx, e->opt.tx_urbs);
 	usbhost_remove_driver(e->h, &ecm_driver, e);
 	ecm_release(e);
 	free(e->ctl.buf);
@@ -504,8 +376,7 @@ void ecmhost_free(xb_ecmhost *e)
 	free(e->halt_out.buf);
 	free(e->halt_status.buf);
 	free(e->status.buf);
-	free(e->queue);
-	free(e->queue_len);
+	usbnet_queue_free(&e->q);
 	free(e);
 }
 

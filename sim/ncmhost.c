@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "../core/util.h"
+#include "usbnet.h"
 
 #define ETH_HLEN 14u
 #define CTL_BUF 256u
@@ -23,13 +24,7 @@
 #define MIN_TX_PKT 512u              /* CDC_NCM_MIN_TX_PKT */
 #define SETTLE_US 10000u             /* usleep_range(10000, 20000) in the bind */
 
-typedef struct nc_slot {
-	xb_urb urb;
-	xb_ncmhost *n;
-	uint8_t *buf;
-	unsigned frames;  /* tx: datagrams in the NTB */
-	size_t *lens;     /* tx: their lengths */
-} nc_slot;
+typedef usbnet_slot nc_slot; /* tx: frames and lens say what the NTB holds */
 
 enum { B_ALT1_RESET, B_ALT0, B_PARAMS, B_FORMAT, B_SETTLE, B_ALT1, B_MAC, B_INSIZE, B_FILTER,
        B_DONE };
@@ -150,23 +145,7 @@ static void nc_control_done(xb_urb *u);
 static int nc_control(xb_ncmhost *n, uint8_t rt, uint8_t req, uint16_t value, uint16_t index,
 		      const uint8_t *data, uint16_t len)
 {
-	nc_slot *s = &n->ctl;
-	memset(&s->urb, 0, sizeof s->urb);
-	uint8_t *p = s->urb.setup;
-	p[0] = rt;
-	p[1] = req;
-	put16(p + 2, value);
-	put16(p + 4, index);
-	put16(p + 6, len);
-	if (data)
-		memcpy(s->buf, data, len);
-	s->n = n;
-	s->urb.type = XB_USBMON_CONTROL;
-	s->urb.buffer = len ? s->buf : NULL;
-	s->urb.length = len;
-	s->urb.complete = nc_control_done;
-	s->urb.context = s;
-	return usbhost_submit(n->h, &s->urb);
+	return usbnet_control(n->h, &n->ctl, n, rt, req, value, index, data, len, nc_control_done);
 }
 
 static void nc_step(xb_ncmhost *n, int step);
@@ -273,26 +252,10 @@ static void nc_step(xb_ncmhost *n, int step)
 		n->failed = 1;
 }
 
-/* usbnet_get_ethernet_addr: exactly 12 hex digits. */
-static int nc_parse_mac(xb_ncmhost *n, const uint8_t *d, uint32_t len)
-{
-	if (len < 26 || d[1] != 3 || d[0] != 26)
-		return -1;
-	for (int i = 0; i < 6; i++) {
-		int hi = d[3 + 4 * i] ? -1 : xb_hex_digit(d[2 + 4 * i]);
-		int lo = d[5 + 4 * i] ? -1 : xb_hex_digit(d[4 + 4 * i]);
-		if (hi < 0 || lo < 0)
-			return -1;
-		n->mac[i] = (uint8_t)(hi << 4 | lo);
-	}
-	n->have_mac = 1;
-	return 0;
-}
-
 static void nc_control_done(xb_urb *u)
 {
 	nc_slot *s = (nc_slot *)u;
-	xb_ncmhost *n = s->n;
+	xb_ncmhost *n = s->owner;
 	if (n->closing || !n->bound || n->up)
 		return;
 	int ok = u->status == XB_URB_OK;
@@ -310,10 +273,11 @@ static void nc_control_done(xb_urb *u)
 		nc_step(n, B_FORMAT);
 		return;
 	case B_MAC:
-		if (!ok || nc_parse_mac(n, s->buf, u->actual)) {
+		if (!ok || usbnet_parse_mac(n->mac, s->buf, u->actual)) {
 			n->failed = 1;
 			return;
 		}
+		n->have_mac = 1;
 		nc_step(n, B_INSIZE);
 		return;
 	case B_INSIZE: /* a refusal keeps the device's size */
@@ -382,18 +346,11 @@ static int nc_submit_ntb(xb_ncmhost *n, nc_slot *s, nc_ntb *t)
 	s->buf = t->buf;
 	s->lens = t->lens;
 	s->frames = t->frames;
-	memset(&s->urb, 0, sizeof s->urb);
-	s->n = n;
-	s->urb.type = XB_USBMON_BULK;
-	s->urb.endpoint = n->out_ep;
-	s->urb.buffer = s->buf;
-	s->urb.length = (uint32_t)t->len;
-	s->urb.complete = nc_tx_done;
-	s->urb.context = s;
 	n->info.ntbs_out++;
 	t->buf = NULL;
 	t->lens = NULL;
-	return usbhost_submit(n->h, &s->urb);
+	return usbnet_submit(n->h, s, n, XB_USBMON_BULK, n->out_ep, s->buf, (uint32_t)t->len,
+			     nc_tx_done);
 }
 
 /* The NTB being filled goes to a free URB, or waits in the queue. */
@@ -407,11 +364,10 @@ static void nc_flush(xb_ncmhost *n)
 		n->timer_event = 0;
 	}
 	n->pending = 0;
-	for (unsigned i = 0; i < n->opt.tx_urbs && !n->q_count; i++) {
-		if (n->tx[i].urb.queued)
-			continue;
-		if (nc_submit_ntb(n, &n->tx[i], t))
-			n->stats.tx_dropped += n->tx[i].frames;
+	nc_slot *s = usbnet_idle_tx(n->tx, n->opt.tx_urbs, n->q_count);
+	if (s) {
+		if (nc_submit_ntb(n, s, t))
+			n->stats.tx_dropped += s->frames;
 		return;
 	}
 	if (n->q_count == n->q_cap) {
@@ -484,7 +440,7 @@ int ncmhost_send(xb_ncmhost *n, const uint8_t *frame, size_t len)
 static void nc_tx_done(xb_urb *u)
 {
 	nc_slot *s = (nc_slot *)u;
-	xb_ncmhost *n = s->n;
+	xb_ncmhost *n = s->owner;
 	for (unsigned i = 0; i < s->frames; i++) {
 		if (u->status == XB_URB_OK) {
 			n->stats.tx_frames++;
@@ -513,15 +469,7 @@ static void nc_tx_done(xb_urb *u)
 
 static void nc_submit_rx(xb_ncmhost *n, nc_slot *s)
 {
-	memset(&s->urb, 0, sizeof s->urb);
-	s->n = n;
-	s->urb.type = XB_USBMON_BULK;
-	s->urb.endpoint = n->in_ep;
-	s->urb.buffer = s->buf;
-	s->urb.length = n->rx_max;
-	s->urb.complete = nc_rx_done;
-	s->urb.context = s;
-	usbhost_submit(n->h, &s->urb);
+	usbnet_submit(n->h, s, n, XB_USBMON_BULK, n->in_ep, s->buf, n->rx_max, nc_rx_done);
 }
 
 /* cdc_ncm_rx_fixup over one NTB16. */
@@ -576,8 +524,8 @@ static void nc_rx_ntb(xb_ncmhost *n, const uint8_t *b, uint32_t len, uint64_t cy
 static void nc_rx_done(xb_urb *u)
 {
 	nc_slot *s = (nc_slot *)u;
-	xb_ncmhost *n = s->n;
-	if (n->closing || u->status == XB_URB_ESHUTDOWN || u->status == XB_URB_ENOENT)
+	xb_ncmhost *n = s->owner;
+	if (usbnet_urb_gone(u, n->closing))
 		return;
 	if (u->status == XB_URB_OK)
 		nc_rx_ntb(n, s->buf, u->actual, u->done_cycle);
@@ -590,49 +538,29 @@ static void nc_rx_done(xb_urb *u)
 		nc_submit_rx(n, s);
 }
 
+/* The link goes down: the NTB being filled is dropped. */
 static void nc_set_link(xb_ncmhost *n, int up)
 {
-	if (n->link == up)
-		return;
-	n->link = up;
-	if (!up && n->cur.buf) {
+	if (!up && n->link && n->cur.buf) {
 		free(n->cur.buf);
 		free(n->cur.lens);
 		n->cur.buf = NULL;
 		n->cur.lens = NULL;
 	}
-	if (n->opt.link)
-		n->opt.link(n->opt.link_ctx, up);
+	usbnet_set_link(&n->link, &n->opt, up);
 }
 
 /* cdc_ncm_status: NETWORK_CONNECTION and CONNECTION_SPEED_CHANGE (CDC 1.2, 6.3). */
 static void nc_status_done(xb_urb *u)
 {
 	nc_slot *s = (nc_slot *)u;
-	xb_ncmhost *n = s->n;
-	if (n->closing || u->status == XB_URB_ESHUTDOWN || u->status == XB_URB_ENOENT)
+	xb_ncmhost *n = s->owner;
+	if (usbnet_urb_gone(u, n->closing))
 		return;
-	const uint8_t *d = s->buf;
 	if (u->status == XB_URB_OK) {
-		if (n->sts_split) {
-			n->sts_split = 0;
-			if (u->actual == 8) {
-				n->stats.downlink_bps = le32(d);
-				n->stats.uplink_bps = le32(d + 4);
-			}
-		} else if (u->actual >= 8 && d[0] == 0xA1) {
-			n->stats.notifications++;
-			if (d[1] == 0x00) {
-				nc_set_link(n, le16(d + 2) != 0);
-			} else if (d[1] == 0x2A) {
-				if (u->actual == 16) {
-					n->stats.downlink_bps = le32(d + 8);
-					n->stats.uplink_bps = le32(d + 12);
-				} else {
-					n->sts_split = 1;
-				}
-			}
-		}
+		int link = usbnet_notification(&n->stats, &n->sts_split, s->buf, u->actual);
+		if (link >= 0)
+			nc_set_link(n, link);
 	} else if (u->status == XB_URB_EPIPE) {
 		usbhost_clear_halt(n->h, n->status_ep, NULL, NULL);
 	}
@@ -645,26 +573,13 @@ static void nc_open(xb_ncmhost *n)
 	n->step = B_DONE;
 	n->up = 1;
 	n->stats.binds++;
-	if (n->status_ep) {
-		nc_slot *s = &n->status;
-		free(s->buf);
-		s->buf = xcalloc(1, n->status_mps + 1u);
-		memset(&s->urb, 0, sizeof s->urb);
-		s->n = n;
-		s->urb.type = XB_USBMON_INTERRUPT;
-		s->urb.endpoint = n->status_ep;
-		s->urb.buffer = s->buf;
-		s->urb.length = n->status_mps;
-		s->urb.flags = XB_URB_FREE_BUFFER;
-		s->urb.interval = n->status_interval > 3 ? n->status_interval : 3;
-		s->urb.complete = nc_status_done;
-		s->urb.context = s;
-		usbhost_submit(n->h, &s->urb);
-	} else {
+	if (n->status_ep)
+		usbnet_submit_status(n->h, &n->status, n, n->status_ep, n->status_mps,
+				     n->status_interval, nc_status_done);
+	else
 		nc_set_link(n, 1);
-	}
-	n->rx = xcalloc(n->opt.rx_urbs, sizeof *n->rx);
-	n->tx = xcalloc(n->opt.tx_urbs, sizeof *n->tx);
+	n->rx = usbnet_slots_new(n->opt.rx_urbs);
+	n->tx = usbnet_slots_new(n->opt.tx_urbs);
 	for (unsigned i = 0; i < n->opt.rx_urbs; i++) {
 		n->rx[i].buf = xmalloc(n->rx_max);
 		nc_submit_rx(n, &n->rx[i]);
@@ -682,14 +597,8 @@ static void nc_release(xb_ncmhost *n)
 		board_cancel(b, n->settle_event);
 	n->timer_event = n->settle_event = 0;
 	n->pending = 0;
-	for (unsigned i = 0; n->rx && i < n->opt.rx_urbs; i++)
-		free(n->rx[i].buf);
-	for (unsigned i = 0; n->tx && i < n->opt.tx_urbs; i++) {
-		free(n->tx[i].buf);
-		free(n->tx[i].lens);
-	}
-	free(n->rx);
-	free(n->tx);
+	usbnet_slots_free(n->rx, n->opt.rx_urbs);
+	usbnet_slots_free(n->tx, n->opt.tx_urbs);
 	n->rx = n->tx = NULL;
 	free(n->cur.buf);
 	free(n->cur.lens);
@@ -737,14 +646,7 @@ xb_ncmhost *ncmhost_new(xb_usbhost *h, const xb_ecmhost_options *o)
 {
 	xb_ncmhost *n = xcalloc(1, sizeof *n);
 	n->h = h;
-	if (o)
-		n->opt = *o;
-	if (!n->opt.rx_urbs)
-		n->opt.rx_urbs = 4;
-	if (!n->opt.tx_urbs)
-		n->opt.tx_urbs = 4;
-	if (!n->opt.tx_queue)
-		n->opt.tx_queue = 1000;
+	usbnet_options(&n->opt, o);
 	n->q_cap = n->opt.tx_queue;
 	n->queue = xcalloc(n->q_cap, sizeof *n->queue);
 	n->ctl.buf = xcalloc(1, CTL_BUF);
@@ -757,16 +659,10 @@ void ncmhost_free(xb_ncmhost *n)
 	if (!n)
 		return;
 	n->closing = 1;
-	if (n->ctl.urb.queued)
-		usbhost_unlink(n->h, &n->ctl.urb);
-	if (n->status.urb.queued)
-		usbhost_unlink(n->h, &n->status.urb);
-	for (unsigned i = 0; n->rx && i < n->opt.rx_urbs; i++)
-		if (n->rx[i].urb.queued)
-			usbhost_unlink(n->h, &n->rx[i].urb);
-	for (unsigned i = 0; n->tx && i < n->opt.tx_urbs; i++)
-		if (n->tx[i].urb.queued)
-			usbhost_unlink(n->h, &n->tx[i].urb);
+	usbnet_unlink(n->h, &n->ctl, 1);
+	usbnet_unlink(n->h, &n->status, 1);
+	usbnet_unlink(n->h, n->rx, n->opt.rx_urbs);
+	usbnet_unlink(n->h, n->tx, n->opt.tx_urbs);
 	usbhost_remove_driver(n->h, &nc_driver, n);
 	nc_release(n);
 	free(n->ctl.buf);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "../core/util.h"
+#include "usbnet.h"
 
 #define ETH_HLEN 14u
 #define ETH_FRAME_MAX 1514u
@@ -33,12 +34,7 @@ enum {
 #define DEFAULT_FILTER 0x2Du    /* DIRECTED | MULTICAST | BROADCAST | PROMISCUOUS */
 #define MEDIUM_WIRELESS_LAN 1u
 
-typedef struct rn_slot {
-	xb_urb urb;
-	xb_rndishost *r;
-	uint8_t *buf;
-	size_t frame_len;
-} rn_slot;
+typedef usbnet_slot rn_slot;
 
 enum { B_INIT, B_MEDIUM, B_MAC, B_FILTER, B_HALT, B_DONE };
 
@@ -58,9 +54,7 @@ struct xb_rndishost {
 	uint64_t poll_event;
 	rn_slot ctl, status;
 	rn_slot *rx, *tx;
-	uint8_t **queue;
-	size_t *queue_len;
-	unsigned q_head, q_count;
+	usbnet_queue q; /* frames waiting for a bulk OUT URB */
 	xb_ecmhost_stats stats;
 	xb_rndishost_info info;
 };
@@ -146,23 +140,8 @@ static void rn_fail(xb_rndishost *r);
 static int rn_control(xb_rndishost *r, uint8_t rt, uint8_t req, const uint8_t *data,
 		      uint16_t len)
 {
-	rn_slot *s = &r->ctl;
-	memset(&s->urb, 0, sizeof s->urb);
-	uint8_t *p = s->urb.setup;
-	p[0] = rt;
-	p[1] = req;
-	p[4] = r->comm_intf;
-	p[6] = (uint8_t)len;
-	p[7] = (uint8_t)(len >> 8);
-	if (data)
-		memcpy(s->buf, data, len);
-	s->r = r;
-	s->urb.type = XB_USBMON_CONTROL;
-	s->urb.buffer = len ? s->buf : NULL;
-	s->urb.length = len;
-	s->urb.complete = rn_control_done;
-	s->urb.context = s;
-	return usbhost_submit(r->h, &s->urb);
+	return usbnet_control(r->h, &r->ctl, r, rt, req, 0, r->comm_intf, data, len,
+			      rn_control_done);
 }
 
 /* The poll of the control channel: GET_ENCAPSULATED_RESPONSE. */
@@ -350,7 +329,7 @@ static void rn_fail(xb_rndishost *r)
 static void rn_control_done(xb_urb *u)
 {
 	rn_slot *s = (rn_slot *)u;
-	xb_rndishost *r = s->r;
+	xb_rndishost *r = s->owner;
 	if (r->closing || !r->bound || s != &r->ctl || r->up)
 		return;
 	int ok = u->status == XB_URB_OK;
@@ -380,15 +359,7 @@ static void rn_status_done(xb_urb *u);
 
 static void rn_submit_rx(xb_rndishost *r, rn_slot *s)
 {
-	memset(&s->urb, 0, sizeof s->urb);
-	s->r = r;
-	s->urb.type = XB_USBMON_BULK;
-	s->urb.endpoint = r->in_ep;
-	s->urb.buffer = s->buf;
-	s->urb.length = r->rx_size;
-	s->urb.complete = rn_rx_done;
-	s->urb.context = s;
-	usbhost_submit(r->h, &s->urb);
+	usbnet_submit(r->h, s, r, XB_USBMON_BULK, r->in_ep, s->buf, r->rx_size, rn_rx_done);
 }
 
 static int rn_submit_tx(xb_rndishost *r, rn_slot *s, const uint8_t *frame, size_t len)
@@ -404,24 +375,7 @@ static int rn_submit_tx(xb_rndishost *r, rn_slot *s, const uint8_t *frame, size_
 	if (n % r->out_mps == 0)
 		b[n++] = 0; /* usbnet: a byte of padding instead of a ZLP */
 	s->frame_len = len;
-	memset(&s->urb, 0, sizeof s->urb);
-	s->r = r;
-	s->urb.type = XB_USBMON_BULK;
-	s->urb.endpoint = r->out_ep;
-	s->urb.buffer = b;
-	s->urb.length = (uint32_t)n;
-	s->urb.complete = rn_tx_done;
-	s->urb.context = s;
-	return usbhost_submit(r->h, &s->urb);
-}
-
-static void rn_set_link(xb_rndishost *r, int up)
-{
-	if (r->link == up)
-		return;
-	r->link = up;
-	if (r->opt.link)
-		r->opt.link(r->opt.link_ctx, up);
+	return usbnet_submit(r->h, s, r, XB_USBMON_BULK, r->out_ep, b, (uint32_t)n, rn_tx_done);
 }
 
 static void rn_open(xb_rndishost *r)
@@ -429,38 +383,25 @@ static void rn_open(xb_rndishost *r)
 	r->step = B_DONE;
 	r->up = 1;
 	r->stats.binds++;
-	if (r->status_ep) {
-		rn_slot *s = &r->status;
-		free(s->buf);
-		s->buf = xcalloc(1, r->status_mps + 1u);
-		memset(&s->urb, 0, sizeof s->urb);
-		s->r = r;
-		s->urb.type = XB_USBMON_INTERRUPT;
-		s->urb.endpoint = r->status_ep;
-		s->urb.buffer = s->buf;
-		s->urb.length = r->status_mps;
-		s->urb.flags = XB_URB_FREE_BUFFER;
-		s->urb.interval = r->status_interval > 3 ? r->status_interval : 3;
-		s->urb.complete = rn_status_done;
-		s->urb.context = s;
-		usbhost_submit(r->h, &s->urb);
-	}
-	r->rx = xcalloc(r->opt.rx_urbs, sizeof *r->rx);
-	r->tx = xcalloc(r->opt.tx_urbs, sizeof *r->tx);
+	if (r->status_ep)
+		usbnet_submit_status(r->h, &r->status, r, r->status_ep, r->status_mps,
+				     r->status_interval, rn_status_done);
+	r->rx = usbnet_slots_new(r->opt.rx_urbs);
+	r->tx = usbnet_slots_new(r->opt.tx_urbs);
 	for (unsigned i = 0; i < r->opt.tx_urbs; i++)
 		r->tx[i].buf = xmalloc(PACKET_HDR + ETH_FRAME_MAX + 1u);
 	for (unsigned i = 0; i < r->opt.rx_urbs; i++) {
 		r->rx[i].buf = xmalloc(r->rx_size);
 		rn_submit_rx(r, &r->rx[i]);
 	}
-	rn_set_link(r, 1); /* no FLAG_LINK_INTR: the carrier is on once open */
+	usbnet_set_link(&r->link, &r->opt, 1); /* no FLAG_LINK_INTR: the carrier is on once open */
 }
 
 static void rn_status_done(xb_urb *u)
 {
 	rn_slot *s = (rn_slot *)u;
-	xb_rndishost *r = s->r;
-	if (r->closing || u->status == XB_URB_ESHUTDOWN || u->status == XB_URB_ENOENT)
+	xb_rndishost *r = s->owner;
+	if (usbnet_urb_gone(u, r->closing))
 		return;
 	if (u->status == XB_URB_OK && u->actual)
 		r->stats.notifications++; /* RESPONSE_AVAILABLE: rndis_status only logs it */
@@ -473,8 +414,8 @@ static void rn_status_done(xb_urb *u)
 static void rn_rx_done(xb_urb *u)
 {
 	rn_slot *s = (rn_slot *)u;
-	xb_rndishost *r = s->r;
-	if (r->closing || u->status == XB_URB_ESHUTDOWN || u->status == XB_URB_ENOENT)
+	xb_rndishost *r = s->owner;
+	if (usbnet_urb_gone(u, r->closing))
 		return;
 	if (u->status == XB_URB_OK && u->actual >= ETH_HLEN + PACKET_HDR) {
 		const uint8_t *p = s->buf;
@@ -515,7 +456,7 @@ static void rn_rx_done(xb_urb *u)
 static void rn_tx_done(xb_urb *u)
 {
 	rn_slot *s = (rn_slot *)u;
-	xb_rndishost *r = s->r;
+	xb_rndishost *r = s->owner;
 	if (u->status == XB_URB_OK) {
 		r->stats.tx_frames++;
 		r->stats.tx_bytes += s->frame_len;
@@ -528,12 +469,10 @@ static void rn_tx_done(xb_urb *u)
 		return;
 	if (r->opt.tx_done)
 		r->opt.tx_done(r->opt.tx_ctx, s->frame_len, u->status, u->done_cycle);
-	if (!r->up || !r->q_count)
+	size_t len;
+	uint8_t *f = r->up ? usbnet_queue_pop(&r->q, &len) : NULL;
+	if (!f)
 		return;
-	uint8_t *f = r->queue[r->q_head];
-	size_t len = r->queue_len[r->q_head];
-	r->q_head = (r->q_head + 1) % r->opt.tx_queue;
-	r->q_count--;
 	if (rn_submit_tx(r, s, f, len))
 		r->stats.tx_dropped++;
 	free(f);
@@ -546,24 +485,18 @@ int rndishost_send(xb_rndishost *r, const uint8_t *frame, size_t len)
 		r->stats.tx_dropped++;
 		return -1;
 	}
-	for (unsigned i = 0; i < r->opt.tx_urbs && !r->q_count; i++) {
-		if (r->tx[i].urb.queued)
-			continue;
-		if (rn_submit_tx(r, &r->tx[i], frame, len)) {
+	rn_slot *s = usbnet_idle_tx(r->tx, r->opt.tx_urbs, r->q.count);
+	if (s) {
+		if (rn_submit_tx(r, s, frame, len)) {
 			r->stats.tx_dropped++;
 			return -1;
 		}
 		return 0;
 	}
-	if (r->q_count >= r->opt.tx_queue) {
+	if (usbnet_queue_push(&r->q, frame, len)) {
 		r->stats.tx_dropped++;
 		return -1;
 	}
-	unsigned at = (r->q_head + r->q_count) % r->opt.tx_queue;
-	r->queue[at] = xmalloc(len);
-	memcpy(r->queue[at], frame, len);
-	r->queue_len[at] = len;
-	r->q_count++;
 	return 0;
 }
 
@@ -575,19 +508,10 @@ static void rn_release(xb_rndishost *r)
 	if (r->poll_event)
 		board_cancel(b, r->poll_event);
 	r->poll_event = 0;
-	for (unsigned i = 0; r->rx && i < r->opt.rx_urbs; i++)
-		free(r->rx[i].buf);
-	for (unsigned i = 0; r->tx && i < r->opt.tx_urbs; i++)
-		free(r->tx[i].buf);
-	free(r->rx);
-	free(r->tx);
+	usbnet_slots_free(r->rx, r->opt.rx_urbs);
+	usbnet_slots_free(r->tx, r->opt.tx_urbs);
 	r->rx = r->tx = NULL;
-	while (r->q_count) {
-		free(r->queue[r->q_head]);
-		r->q_head = (r->q_head + 1) % r->opt.tx_queue;
-		r->q_count--;
-	}
-	r->q_head = 0;
+	usbnet_queue_clear(&r->q);
 }
 
 static int rn_probe(void *ctx, xb_usbhost *h, const uint8_t *config, size_t len)
@@ -612,7 +536,7 @@ static void rn_disconnect(void *ctx)
 {
 	xb_rndishost *r = ctx;
 	r->bound = r->up = 0;
-	rn_set_link(r, 0);
+	usbnet_set_link(&r->link, &r->opt, 0);
 	rn_release(r);
 }
 
@@ -625,16 +549,8 @@ xb_rndishost *rndishost_new(xb_usbhost *h, const xb_ecmhost_options *o)
 {
 	xb_rndishost *r = xcalloc(1, sizeof *r);
 	r->h = h;
-	if (o)
-		r->opt = *o;
-	if (!r->opt.rx_urbs)
-		r->opt.rx_urbs = 4;
-	if (!r->opt.tx_urbs)
-		r->opt.tx_urbs = 4;
-	if (!r->opt.tx_queue)
-		r->opt.tx_queue = 1000;
-	r->queue = xcalloc(r->opt.tx_queue, sizeof *r->queue);
-	r->queue_len = xcalloc(r->opt.tx_queue, sizeof *r->queue_len);
+	usbnet_options(&r->opt, o);
+	usbnet_queue_init(&r->q, r->opt.tx_queue);
 	r->ctl.buf = xcalloc(1, CONTROL_BUFFER_SIZE);
 	usbhost_add_driver(h, &rn_driver, r);
 	return r;
@@ -647,20 +563,14 @@ void rndishost_free(xb_rndishost *r)
 	r->closing = 1;
 	rn_slot *fixed[] = {&r->ctl, &r->status};
 	for (size_t i = 0; i < sizeof fixed / sizeof *fixed; i++)
-		if (fixed[i]->urb.queued)
-			usbhost_unlink(r->h, &fixed[i]->urb);
-	for (unsigned i = 0; r->rx && i < r->opt.rx_urbs; i++)
-		if (r->rx[i].urb.queued)
-			usbhost_unlink(r->h, &r->rx[i].urb);
-	for (unsigned i = 0; r->tx && i < r->opt.tx_urbs; i++)
-		if (r->tx[i].urb.queued)
-			usbhost_unlink(r->h, &r->tx[i].urb);
+		usbnet_unlink(r->h, fixed[i], 1);
+	usbnet_unlink(r->h, r->rx, r->opt.rx_urbs);
+	usbnet_unlink(r->h, r->tx, r->opt.tx_urbs);
 	usbhost_remove_driver(r->h, &rn_driver, r);
 	rn_release(r);
 	free(r->ctl.buf);
 	free(r->status.buf);
-	free(r->queue);
-	free(r->queue_len);
+	usbnet_queue_free(&r->q);
 	free(r);
 }
 

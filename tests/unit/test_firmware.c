@@ -16,6 +16,7 @@
 #include "../../sim/usbhost.h"
 #include "test_pico_common.h"
 #include "test_sim_common.h"
+#include "test_usb_common.h"
 
 #define MS 125000u /* cycles per millisecond at 125 MHz */
 #define MAX_FRAMES 64
@@ -106,20 +107,12 @@ static void rig_open_scheme(rig *r, enum xb_usbhost_scheme scheme)
 	if (!elf)
 		skip();
 	memset(r, 0, sizeof *r);
-	xb_target t;
-	sim_target(&t);
-	xb_pico_options o;
-	pico_options_init(&o);
-	o.log_fn = sim_log_fn;
-	o.log_ctx = &r->log;
-	xb_err err;
-	r->pico = pico_new(&t, &o, &err);
-	if (!r->pico)
-		fail_msg("%s", err.msg);
+	r->pico = usb_rig_pico(&r->log);
 	xb_usbhost_options ho = {.scheme = scheme};
-	r->h = usbhost_new(pico_board(r->pico), pico_usb(r->pico), &ho);
+	r->h = usb_rig_host(r->pico, &ho, NULL);
 	xb_ecmhost_options eo = {.rx = on_rx, .rx_ctx = r};
 	r->e = ecmhost_new(r->h, &eo);
+	xb_err err;
 	if (pico_load_file(r->pico, elf, XB_IMAGE_AUTO, 0, NULL, &err))
 		fail_msg("%s: %s", elf, err.msg);
 	for (unsigned ms = 0; ms < 2000 && !link_up(r); ms++)

@@ -19,6 +19,7 @@
 #include "../../sim/usbmon.h"
 #include "test_pico_common.h"
 #include "test_sim_common.h"
+#include "test_usb_common.h"
 
 #define MS 125000u /* cycles per millisecond at 125 MHz */
 
@@ -732,29 +733,16 @@ static void rig_open(rig *g, const uint32_t *inputs)
 {
 	memset(g, 0, sizeof *g);
 	g->recs = xcalloc(MAX_RECS, sizeof *g->recs);
-	xb_target t;
-	sim_target(&t);
-	xb_pico_options o;
-	pico_options_init(&o);
-	o.log_fn = sim_log_fn;
-	o.log_ctx = &g->log;
-	xb_err err;
-	g->pico = pico_new(&t, &o, &err);
-	if (!g->pico)
-		fail_msg("%s", err.msg);
+	g->pico = usb_rig_pico(&g->log);
 	g->pcap = open_memstream(&g->buf, &g->len);
 	g->mon = usbmon_new(g->pcap, NULL);
 	usbmon_set_record_fn(g->mon, on_record, g);
-	g->h = usbhost_new(pico_board(g->pico), pico_usb(g->pico), NULL);
-	usbhost_set_monitor(g->h, g->mon);
+	g->h = usb_rig_host(g->pico, NULL, g->mon);
 	g->np = netpeer_new_ecm(pico_board(g->pico), g->h, NULL, NULL);
-	if (pico_load_file(g->pico, tp_netdev_elf(), XB_IMAGE_AUTO, 0, NULL, &err))
-		fail_msg("%s", err.msg);
 	uint32_t in[5] = {0};
 	if (inputs)
 		memcpy(in, inputs, sizeof in);
-	if (board_load(pico_board(g->pico), SIM_MAILBOX_IN, in, sizeof in, &err))
-		fail_msg("%s", err.msg);
+	usb_rig_load(g->pico, tp_netdev_elf(), in, sizeof in);
 }
 
 static void rig_close(rig *g)
@@ -775,9 +763,7 @@ static uint32_t mb(rig *g, unsigned i)
 
 static void rig_run(rig *g, uint64_t cycles)
 {
-	enum xb_pico_stop s = pico_run(g->pico, cycles);
-	if (s != XB_PICO_BUDGET)
-		fail_msg("the device stopped (%s); log: %s", pico_stop_name(s), g->log.all);
+	usb_rig_run(g->pico, cycles, &g->log);
 }
 
 /* Runs until the link is up and the device's MAC is known; returns the cycle. */

@@ -17,6 +17,7 @@
 #include "../../sim/usbhost.h"
 #include "../../sim/usbmon.h"
 #include "test_sim_common.h"
+#include "test_usb_common.h"
 
 #define MS 125000u /* cycles per millisecond at 125 MHz */
 
@@ -43,22 +44,6 @@ typedef struct rig {
 	rx_frame frames[MAX_FRAMES];
 	unsigned n_frames, links_up, links_down, tx_done;
 } rig;
-
-static const char *usb_programs(void)
-{
-	static char dir[1024];
-	if (dir[0])
-		return dir;
-	const char *build = getenv("XB_BUILD");
-	snprintf(dir, sizeof dir, "%s/usb-progs", build && *build ? build : "build");
-	char cmd[1200];
-	snprintf(cmd, sizeof cmd, "sh tests/data/usb/build.sh '%s'", dir);
-	if (system(cmd) != 0) {
-		fprintf(stderr, "building the USB test programs failed: %s\n", cmd);
-		abort();
-	}
-	return dir;
-}
 
 static void on_rx(void *ctx, const uint8_t *frame, size_t len, uint64_t cycle)
 {
@@ -94,33 +79,20 @@ static void on_tx(void *ctx, size_t len, int status, uint64_t cycle)
 static void rig_open_scheme(rig *r, const char *pcap_path, enum xb_usbhost_scheme scheme)
 {
 	memset(r, 0, sizeof *r);
-	xb_target t;
-	sim_target(&t);
-	xb_pico_options o;
-	pico_options_init(&o);
-	o.log_fn = sim_log_fn;
-	o.log_ctx = &r->log;
-	xb_err err;
-	r->pico = pico_new(&t, &o, &err);
-	if (!r->pico)
-		fail_msg("%s", err.msg);
+	r->pico = usb_rig_pico(&r->log);
 	r->u = pico_usb(r->pico);
 	assert_non_null(r->u);
 	r->pcap = pcap_path ? fopen(pcap_path, "wb") : open_memstream(&r->buf, &r->len);
 	assert_non_null(r->pcap);
 	r->mon = usbmon_new(r->pcap, NULL);
 	xb_usbhost_options ho = {.scheme = scheme};
-	r->h = usbhost_new(pico_board(r->pico), r->u, &ho);
-	usbhost_set_monitor(r->h, r->mon);
+	r->h = usb_rig_host(r->pico, &ho, r->mon);
 	xb_ecmhost_options eo = {
 		.rx = on_rx, .rx_ctx = r, .link = on_link, .link_ctx = r,
 		.tx_done = on_tx, .tx_ctx = r,
 	};
 	r->e = ecmhost_new(r->h, &eo);
-	char path[1200];
-	snprintf(path, sizeof path, "%s/ecm_loop.elf", usb_programs());
-	if (pico_load_file(r->pico, path, XB_IMAGE_AUTO, 0, NULL, &err))
-		fail_msg("%s", err.msg);
+	usb_rig_load_program(r->pico, "ecm_loop", NULL, 0);
 }
 
 static void rig_open(rig *r, const char *pcap_path)

@@ -19,6 +19,7 @@
 #include "../../sim/usbhost.h"
 #include "../../sim/usbmon.h"
 #include "test_sim_common.h"
+#include "test_usb_common.h"
 
 #define MS 125000u
 
@@ -38,52 +39,23 @@ typedef struct rig {
 	sim_log log;
 } rig;
 
-static const char *programs(void)
-{
-	static char dir[1024];
-	if (dir[0])
-		return dir;
-	const char *build = getenv("XB_BUILD");
-	snprintf(dir, sizeof dir, "%s/usb-progs", build && *build ? build : "build");
-	char cmd[1200];
-	snprintf(cmd, sizeof cmd, "sh tests/data/usb/build.sh '%s'", dir);
-	if (system(cmd) != 0)
-		abort();
-	return dir;
-}
-
 /* in: IN_MODE, IN_RNDIS_CLASS, IN_DHCP, IN_IPV6; dhcp: the peer runs its client. */
 static void rig_open(rig *r, const char *name, const uint32_t in[4], int dhcp)
 {
 	memset(r, 0, sizeof *r);
-	xb_target t;
-	sim_target(&t);
-	xb_pico_options o;
-	pico_options_init(&o);
-	o.log_fn = sim_log_fn;
-	o.log_ctx = &r->log;
-	xb_err err;
-	r->pico = pico_new(&t, &o, &err);
-	if (!r->pico)
-		fail_msg("%s", err.msg);
+	r->pico = usb_rig_pico(&r->log);
 	const char *build = getenv("XB_BUILD");
 	snprintf(r->path, sizeof r->path, "%s/usbnet-%s.pcap", build && *build ? build : "build",
 		 name);
 	r->pcap = fopen(r->path, "wb");
 	assert_non_null(r->pcap);
 	r->mon = usbmon_new(r->pcap, NULL);
-	r->h = usbhost_new(pico_board(r->pico), pico_usb(r->pico), NULL);
-	usbhost_set_monitor(r->h, r->mon);
+	r->h = usb_rig_host(r->pico, NULL, r->mon);
 	xb_netpeer_options po;
 	netpeer_options_init(&po);
 	po.dhcp = dhcp;
 	r->np = netpeer_new_ecm(pico_board(r->pico), r->h, NULL, &po);
-	char elf[1200];
-	snprintf(elf, sizeof elf, "%s/usbnet_dev.elf", programs());
-	if (pico_load_file(r->pico, elf, XB_IMAGE_AUTO, 0, NULL, &err))
-		fail_msg("%s", err.msg);
-	if (board_load(pico_board(r->pico), SIM_MAILBOX_IN, in, 16, &err))
-		fail_msg("%s", err.msg);
+	usb_rig_load_program(r->pico, "usbnet_dev", in, 16);
 }
 
 static void rig_close(rig *r)
@@ -103,9 +75,7 @@ static uint32_t mb(rig *r, unsigned i)
 
 static void run(rig *r, uint64_t cycles)
 {
-	enum xb_pico_stop s = pico_run(r->pico, cycles);
-	if (s != XB_PICO_BUDGET)
-		fail_msg("the device stopped (%s); log: %s", pico_stop_name(s), r->log.all);
+	usb_rig_run(r->pico, cycles, &r->log);
 }
 
 static void ready(rig *r)

@@ -20,6 +20,7 @@
 #include "../../sim/usbhost.h"
 #include "../../sim/usbmon.h"
 #include "test_sim_common.h"
+#include "test_usb_common.h"
 
 #define MS 125000u /* cycles per millisecond at 125 MHz */
 #define US 125u
@@ -43,22 +44,6 @@ typedef struct rig {
 	uint64_t setintf_s_ns, setintf_c_ns;
 	int setintf_status;
 } rig;
-
-static const char *usb_programs(void)
-{
-	static char dir[1024];
-	if (dir[0])
-		return dir;
-	const char *build = getenv("XB_BUILD");
-	snprintf(dir, sizeof dir, "%s/usb-progs", build && *build ? build : "build");
-	char cmd[1200];
-	snprintf(cmd, sizeof cmd, "sh tests/data/usb/build.sh '%s'", dir);
-	if (system(cmd) != 0) {
-		fprintf(stderr, "building the USB test programs failed: %s\n", cmd);
-		abort();
-	}
-	return dir;
-}
 
 static void on_rx(void *ctx, const uint8_t *frame, size_t len, uint64_t cycle)
 {
@@ -90,29 +75,14 @@ static void on_record(void *ctx, const uint8_t *rec, size_t len, uint64_t ns)
 static void rig_open(rig *r, uint32_t status_delay_ms)
 {
 	memset(r, 0, sizeof *r);
-	xb_target t;
-	sim_target(&t);
-	xb_pico_options o;
-	pico_options_init(&o);
-	o.log_fn = sim_log_fn;
-	o.log_ctx = &r->log;
-	xb_err err;
-	r->pico = pico_new(&t, &o, &err);
-	if (!r->pico)
-		fail_msg("%s", err.msg);
+	r->pico = usb_rig_pico(&r->log);
 	r->mon = usbmon_new(NULL, NULL);
 	usbmon_set_record_fn(r->mon, on_record, r);
-	r->h = usbhost_new(pico_board(r->pico), pico_usb(r->pico), NULL);
-	usbhost_set_monitor(r->h, r->mon);
+	r->h = usb_rig_host(r->pico, NULL, r->mon);
 	xb_ecmhost_options eo = {.rx = on_rx, .rx_ctx = r};
 	r->e = ecmhost_new(r->h, &eo);
-	char path[1200];
-	snprintf(path, sizeof path, "%s/zudc.elf", usb_programs());
-	if (pico_load_file(r->pico, path, XB_IMAGE_AUTO, 0, NULL, &err))
-		fail_msg("%s", err.msg);
 	uint32_t in[1] = {status_delay_ms};
-	if (board_load(pico_board(r->pico), SIM_MAILBOX_IN, in, sizeof in, &err))
-		fail_msg("%s", err.msg);
+	usb_rig_load_program(r->pico, "zudc", in, sizeof in);
 }
 
 static void rig_close(rig *r)

@@ -1,0 +1,226 @@
+/* usbnet: the parts Linux's usbnet gives cdc_ether, cdc_ncm and rndis_host, shared by the
+ * virtual host's ecmhost, ncmhost and rndishost (see usbnet.h). */
+#include "usbnet.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/util.h"
+
+static uint16_t le16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] | p[1] << 8);
+}
+
+static uint32_t le32(const uint8_t *p)
+{
+	return (uint32_t)le16(p) | (uint32_t)le16(p + 2) << 16;
+}
+
+/* ---- URBs ---- */
+
+int usbnet_submit(xb_usbhost *h, usbnet_slot *s, void *owner, uint8_t type, uint8_t ep,
+		  uint8_t *buf, uint32_t len, xb_urb_complete_fn complete)
+{
+	memset(&s->urb, 0, sizeof s->urb);
+	s->owner = owner;
+	s->urb.type = type;
+	s->urb.endpoint = ep;
+	s->urb.buffer = buf;
+	s->urb.length = len;
+	s->urb.complete = complete;
+	s->urb.context = s;
+	return usbhost_submit(h, &s->urb);
+}
+
+int usbnet_control(xb_usbhost *h, usbnet_slot *s, void *owner, uint8_t rt, uint8_t req,
+		   uint16_t value, uint16_t index, const uint8_t *data, uint16_t len,
+		   xb_urb_complete_fn complete)
+{
+	memset(&s->urb, 0, sizeof s->urb);
+	uint8_t *p = s->urb.setup;
+	p[0] = rt;
+	p[1] = req;
+	p[2] = (uint8_t)value;
+	p[3] = (uint8_t)(value >> 8);
+	p[4] = (uint8_t)index;
+	p[5] = (uint8_t)(index >> 8);
+	p[6] = (uint8_t)len;
+	p[7] = (uint8_t)(len >> 8);
+	if (data)
+		memcpy(s->buf, data, len);
+	s->owner = owner;
+	s->urb.type = XB_USBMON_CONTROL;
+	s->urb.buffer = len ? s->buf : NULL;
+	s->urb.length = len;
+	s->urb.complete = complete;
+	s->urb.context = s;
+	return usbhost_submit(h, &s->urb);
+}
+
+void usbnet_submit_status(xb_usbhost *h, usbnet_slot *s, void *owner, uint8_t ep,
+			  uint16_t mps, uint8_t interval, xb_urb_complete_fn complete)
+{
+	free(s->buf);
+	s->buf = xcalloc(1, mps + 1u);
+	memset(&s->urb, 0, sizeof s->urb);
+	s->owner = owner;
+	s->urb.type = XB_USBMON_INTERRUPT;
+	s->urb.endpoint = ep;
+	s->urb.buffer = s->buf;
+	s->urb.length = mps;
+	s->urb.flags = XB_URB_FREE_BUFFER;
+	s->urb.interval = interval > 3 ? interval : 3; /* usbnet */
+	s->urb.complete = complete;
+	s->urb.context = s;
+	usbhost_submit(h, &s->urb);
+}
+
+int usbnet_urb_gone(const xb_urb *u, int closing)
+{
+	return closing || u->status == XB_URB_ESHUTDOWN || u->status == XB_URB_ENOENT;
+}
+
+usbnet_slot *usbnet_slots_new(unsigned n)
+{
+	return xcalloc(n, sizeof(usbnet_slot));
+}
+
+void usbnet_slots_free(usbnet_slot *s, unsigned n)
+{
+	for (unsigned i = 0; s && i < n; i++) {
+		free(s[i].buf);
+		free(s[i].lens);
+	}
+	free(s);
+}
+
+usbnet_slot *usbnet_idle_tx(usbnet_slot *tx, unsigned n, unsigned waiting)
+{
+	for (unsigned i = 0; i < n && !waiting; i++)
+		if (!tx[i].urb.queued)
+			return &tx[i];
+	return NULL;
+}
+
+void usbnet_unlink(xb_usbhost *h, usbnet_slot *s, unsigned n)
+{
+	for (unsigned i = 0; s && i < n; i++)
+		if (s[i].urb.queued)
+			usbhost_unlink(h, &s[i].urb);
+}
+
+/* ---- Options and link ---- */
+
+void usbnet_options(xb_ecmhost_options *opt, const xb_ecmhost_options *o)
+{
+	if (o)
+		*opt = *o;
+	if (!opt->rx_urbs)
+		opt->rx_urbs = 4;
+	if (!opt->tx_urbs)
+		opt->tx_urbs = 4;
+	if (!opt->tx_queue)
+		opt->tx_queue = 1000;
+}
+
+void usbnet_set_link(int *link, const xb_ecmhost_options *opt, int up)
+{
+	if (*link == up)
+		return;
+	*link = up;
+	if (opt->link)
+		opt->link(opt->link_ctx, up);
+}
+
+/* ---- Descriptors and notifications ---- */
+
+int usbnet_parse_mac(uint8_t mac[6], const uint8_t *d, uint32_t n)
+{
+	if (n < 26 || d[1] != 3 || d[0] != 2 + 24)
+		return -1;
+	for (int i = 0; i < 6; i++) {
+		/* UTF-16LE characters: the high byte must be 0 */
+		int hi = d[3 + 4 * i] ? -1 : xb_hex_digit(d[2 + 4 * i]);
+		int lo = d[5 + 4 * i] ? -1 : xb_hex_digit(d[4 + 4 * i]);
+		if (hi < 0 || lo < 0)
+			return -1;
+		mac[i] = (uint8_t)(hi << 4 | lo);
+	}
+	return 0;
+}
+
+int usbnet_notification(xb_ecmhost_stats *st, int *split, const uint8_t *d, uint32_t n)
+{
+	if (*split) { /* the second half of a split CONNECTION_SPEED_CHANGE */
+		*split = 0;
+		if (n == 8) {
+			st->downlink_bps = le32(d);
+			st->uplink_bps = le32(d + 4);
+		}
+	} else if (n >= 8 && d[0] == 0xA1) {
+		st->notifications++;
+		if (d[1] == 0x00)
+			return le16(d + 2) != 0;
+		if (d[1] == 0x2A) {
+			if (n == 16) {
+				st->downlink_bps = le32(d + 8);
+				st->uplink_bps = le32(d + 12);
+			} else {
+				*split = 1;
+			}
+		}
+	}
+	return -1;
+}
+
+/* ---- The transmit queue ---- */
+
+void usbnet_queue_init(usbnet_queue *q, unsigned cap)
+{
+	q->frames = xcalloc(cap, sizeof *q->frames);
+	q->lens = xcalloc(cap, sizeof *q->lens);
+	q->head = q->count = 0;
+	q->cap = cap;
+}
+
+int usbnet_queue_push(usbnet_queue *q, const uint8_t *frame, size_t len)
+{
+	if (q->count >= q->cap)
+		return -1;
+	unsigned at = (q->head + q->count) % q->cap;
+	q->frames[at] = xmalloc(len);
+	memcpy(q->frames[at], frame, len);
+	q->lens[at] = len;
+	q->count++;
+	return 0;
+}
+
+uint8_t *usbnet_queue_pop(usbnet_queue *q, size_t *len)
+{
+	if (!q->count)
+		return NULL;
+	uint8_t *f = q->frames[q->head];
+	*len = q->lens[q->head];
+	q->head = (q->head + 1) % q->cap;
+	q->count--;
+	return f;
+}
+
+void usbnet_queue_clear(usbnet_queue *q)
+{
+	size_t len;
+	uint8_t *f;
+	while ((f = usbnet_queue_pop(q, &len)))
+		free(f);
+	q->head = 0;
+}
+
+void usbnet_queue_free(usbnet_queue *q)
+{
+	usbnet_queue_clear(q);
+	free(q->frames);
+	free(q->lens);
+	q->frames = NULL;
+	q->lens = NULL;
+}

@@ -1,0 +1,74 @@
+/* usbnet: what the virtual host's USB network class drivers (ecmhost, ncmhost, rndishost)
+ * share, as Linux's usbnet is shared by cdc_ether, cdc_ncm and rndis_host: the URB slots
+ * and their submission, the interrupt status URB, the iMACAddress string, CDC notifications,
+ * the link callback and the queue of frames waiting for a bulk OUT URB. Internal to sim/. */
+#ifndef XB_USBNET_H
+#define XB_USBNET_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ecmhost.h"
+#include "usbhost.h"
+
+/* An URB with its buffer; the URB is first so that a completion finds the slot. */
+typedef struct usbnet_slot {
+	xb_urb urb;
+	void *owner;      /* the class driver */
+	uint8_t *buf;
+	size_t frame_len; /* tx: the frame's length without framing or padding */
+	unsigned frames;  /* tx (NCM): datagrams in the NTB */
+	size_t *lens;     /* tx (NCM): their lengths */
+} usbnet_slot;
+
+/* Fills s's URB (zeroed first: no flags, no interval) and submits it. */
+int usbnet_submit(xb_usbhost *h, usbnet_slot *s, void *owner, uint8_t type, uint8_t ep,
+		  uint8_t *buf, uint32_t len, xb_urb_complete_fn complete);
+/* A control request on s: the SETUP packet, len bytes of data (copied from data when it is
+ * not NULL, else s->buf is the IN buffer). */
+int usbnet_control(xb_usbhost *h, usbnet_slot *s, void *owner, uint8_t rt, uint8_t req,
+		   uint16_t value, uint16_t index, const uint8_t *data, uint16_t len,
+		   xb_urb_complete_fn complete);
+/* usbnet_open's status URB: interrupt IN, mps bytes, interval max(bInterval, 3). */
+void usbnet_submit_status(xb_usbhost *h, usbnet_slot *s, void *owner, uint8_t ep,
+			  uint16_t mps, uint8_t interval, xb_urb_complete_fn complete);
+/* 1 when a completion only says the URB was unlinked or the driver is closing. */
+int usbnet_urb_gone(const xb_urb *u, int closing);
+/* n slots (zeroed); usbnet_slots_free frees each one's buffer and lengths, then the array. */
+usbnet_slot *usbnet_slots_new(unsigned n);
+void usbnet_slots_free(usbnet_slot *s, unsigned n);
+/* A bulk OUT slot free for the next transfer: the first of n whose URB is not queued, or
+ * NULL when none is or transfers already wait (waiting > 0: the order is kept). */
+usbnet_slot *usbnet_idle_tx(usbnet_slot *tx, unsigned n, unsigned waiting);
+/* Unlinks the queued URBs of n slots (s may be NULL). */
+void usbnet_unlink(xb_usbhost *h, usbnet_slot *s, unsigned n);
+
+/* The options with usbnet's defaults for counts left 0 (o may be NULL). */
+void usbnet_options(xb_ecmhost_options *opt, const xb_ecmhost_options *o);
+/* The link goes to up; the callback hears of a change only. */
+void usbnet_set_link(int *link, const xb_ecmhost_options *opt, int up);
+
+/* usbnet_get_ethernet_addr: the iMACAddress string d (n bytes) with exactly 12 hex digits
+ * into mac; -1 when it is not one. */
+int usbnet_parse_mac(uint8_t mac[6], const uint8_t *d, uint32_t n);
+/* A CDC notification (CDC 1.2, 6.3) of n bytes in d: NETWORK_CONNECTION gives the new
+ * link (0 or 1), CONNECTION_SPEED_CHANGE is read whole or split over two transfers (*split
+ * remembers the first half). Returns -1 when the link is not concerned. */
+int usbnet_notification(xb_ecmhost_stats *st, int *split, const uint8_t *d, uint32_t n);
+
+/* Frames waiting for a bulk OUT URB: a ring of copies. */
+typedef struct usbnet_queue {
+	uint8_t **frames;
+	size_t *lens;
+	unsigned head, count, cap;
+} usbnet_queue;
+void usbnet_queue_init(usbnet_queue *q, unsigned cap);
+/* Copies the frame in; -1 when the queue is full. */
+int usbnet_queue_push(usbnet_queue *q, const uint8_t *frame, size_t len);
+/* The oldest frame (the caller frees it), NULL when none waits. */
+uint8_t *usbnet_queue_pop(usbnet_queue *q, size_t *len);
+/* Drops every waiting frame; usbnet_queue_free also the ring. */
+void usbnet_queue_clear(usbnet_queue *q);
+void usbnet_queue_free(usbnet_queue *q);
+
+#endif
