@@ -203,7 +203,7 @@ endfunction()
 #   <LOCATION>:<COPY|NOCOPY>[;NOKEEP]:<file>[;<file>...],<FILTER>
 # LIBRARY turns the target's sources into absolute paths with generator expressions
 # (relative ones joined to its SOURCE_DIR); relative FILES are taken from the current
-# source folder. scripts/build/gen_relocate_app.cmake reads the lines at build time.
+# source folder. scripts/gen_relocate_app.cmake reads the lines at build time.
 # Same argument handling and line format as Zephyr.
 function(zephyr_code_relocate)
   set(options NOCOPY NOKEEP)

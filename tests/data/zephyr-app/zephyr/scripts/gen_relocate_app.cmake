@@ -1,4 +1,4 @@
-# Emulates scripts/build/gen_relocate_app.py (run with cmake -P at build time).
+# Emulates Zephyr's scripts/build/gen_relocate_app.py (run with cmake -P at build time).
 # Input: one line per zephyr_code_relocate() call,
 #   <REGION>[_TEXT|_RODATA|_DATA|_BSS...]:<COPY|NOCOPY>[;NOKEEP]:<file>[;<file>...],<filter>
 # Each file is mapped to its object by compile_commands.json; the object's sections whose
