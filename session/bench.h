@@ -47,7 +47,8 @@ typedef struct xb_bench_state {
 	int probe_served;     /* virtual: a client is connected to the probe socket */
 	uint64_t probe_packets; /* virtual: CMSIS-DAP packets the probe processed */
 	int tracing;          /* virtual: a fetch trace is being recorded */
-	int trace_failed;     /* virtual: the last trace could not be created or written */
+	int trace_failed;     /* virtual: the last trace could not be created or written (1),
+			       * or passed its size limit (trace_max) and was stopped (2) */
 } xb_bench_state;
 
 /* The virtual bench's debug tricks for tests and demos (control "probe"). */
@@ -126,6 +127,7 @@ typedef struct xb_virtual_options {
 	uint32_t load_at;       /* where a raw binary goes */
 	int strict;
 	const char *trace_path; /* record the fetch trace of the whole run (binary form) */
+	uint64_t trace_max;     /* bytes a fetch trace may take before it is stopped (0: 4 GB) */
 	FILE *pcap;             /* also write the usbmon records here (pcap stream) */
 	FILE *uart;             /* also write UART0's bytes here as they come */
 	const char *probe_socket; /* serve the virtual probe on this Unix socket for other

@@ -48,6 +48,12 @@ typedef struct vb_cmd {
 
 typedef struct bench_virtual bench_virtual;
 
+/* The largest fetch trace recorded unless the options say (60 pings of a polling TinyUSB
+ * firmware made 289 MB); trace_failed says VB_TRACE_TOO_BIG when it stopped there. */
+#define VB_TRACE_MAX ((uint64_t)4 << 30)
+#define VB_TRACE_TOO_BIG 2
+#define VB_TRACE_CHECK 1000000u /* cycles between looks at the trace's size (8 ms) */
+
 /* A send scheduled on the board at its exact cycle (in the bench's list until it runs). */
 typedef struct vb_send {
 	bench_virtual *v;
@@ -80,6 +86,7 @@ struct bench_virtual {
 	xb_trace_stream ts;
 	int tracing;
 	int trace_failed; /* the last trace could not be written (published with the state) */
+	uint64_t trace_check; /* the board event that looks at the trace's size (0: none) */
 	vb_send *sends;  /* scheduled, not sent yet */
 	xb_pacer pacer;
 	uint64_t unplugged_until; /* board cycle before which the probe refuses connections */
@@ -364,13 +371,30 @@ static void trace_end(bench_virtual *v)
 {
 	if (!v->tracing)
 		return;
-	if (v->b)
+	if (v->b) {
 		board_set_trace(v->b, NULL);
+		board_cancel(v->b, v->trace_check);
+	}
 	trace_stream_close(&v->ts);
 	if (fclose(v->trace_f) != 0)
 		v->trace_failed = 1;
 	v->trace_f = NULL;
 	v->tracing = 0;
+}
+
+/* A board event every VB_TRACE_CHECK cycles while a trace is recorded: a firmware that
+ * never answers (or fetches without pause for long) would fill the disk, so the trace
+ * stops at its limit, and the job that wanted it fails saying why. */
+static void trace_check(xb_board *b, void *ctx)
+{
+	bench_virtual *v = ctx;
+	if ((uint64_t)ftello(v->trace_f) > (v->o.trace_max ? v->o.trace_max : VB_TRACE_MAX)) {
+		v->trace_check = 0;
+		trace_end(v);
+		v->trace_failed = VB_TRACE_TOO_BIG;
+		return;
+	}
+	v->trace_check = board_schedule(b, board_cycles(b) + VB_TRACE_CHECK, trace_check, v);
 }
 
 /* Starts recording the fetch trace into path (NULL: stops it). */
@@ -387,6 +411,7 @@ static void exec_trace(bench_virtual *v, const char *path)
 	board_set_trace(v->b, &v->ts);
 	v->tracing = 1;
 	v->trace_failed = 0;
+	v->trace_check = board_schedule(v->b, board_cycles(v->b) + VB_TRACE_CHECK, trace_check, v);
 }
 
 static void exec_cmd(bench_virtual *v, const vb_cmd *c)
@@ -1022,6 +1047,9 @@ xb_bench *bench_virtual_open(const xb_virtual_options *o, xb_report *rep)
 		bv_close(&v->base);
 		return NULL;
 	}
+	if (v->tracing)
+		v->trace_check = board_schedule(v->b, board_cycles(v->b) + VB_TRACE_CHECK,
+						trace_check, v);
 	v->cmds = xcalloc(VB_CMDS, sizeof *v->cmds);
 	v->records = (vb_ring){.buf = xmalloc(VB_RECORD_RING), .cap = VB_RECORD_RING};
 	v->console = (vb_ring){.buf = xmalloc(VB_CONSOLE_RING), .cap = VB_CONSOLE_RING};

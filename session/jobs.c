@@ -411,7 +411,13 @@ static void step(xb_session *s)
 		j->tracing = 0;
 		if (s->bst.trace_failed) {
 			j->rep.status = XB_STATUS_IO;
-			job_fail(s, "the fetch trace %s could not be written", j->pp.trace_path);
+			if (s->bst.trace_failed == 2)
+				job_fail(s, "the fetch trace %s passed its size limit and was "
+					    "stopped (does the board answer? fewer pings make a "
+					    "shorter trace)",
+					 j->pp.trace_path);
+			else
+				job_fail(s, "the fetch trace %s could not be written", j->pp.trace_path);
 			return;
 		}
 		j->result = XB_JOB_DONE;

@@ -10,6 +10,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -366,6 +367,42 @@ static void test_profile_live_traced(void **state)
 	free(trace);
 }
 
+/* A fetch trace stops at its size limit (a board that never answers would fill the disk):
+ * the profile that wanted it fails saying so, and the file stays near the limit. */
+static void test_trace_limit(void **state)
+{
+	(void)state;
+	tp_target(&target);
+	xb_session_options o;
+	session_options_init(&o);
+	o.tg = &target;
+	o.elf = firmware();
+	o.virt.virtual_time = 1;
+	o.virt.trace_max = 256 * 1024;
+	o.ping_rate = o.udp_rate = 0;
+	o.idle_seconds = 0;
+	xb_report rep;
+	xb_session *s = session_open(&o, &rep);
+	if (!s)
+		fail_msg("session_open: %s", rep.msg);
+	assert_int_equal(session_wait_ready(s, &rep), 0);
+	char *trace = xasprintf("%s/limit.trace", test_dir);
+	xb_samples smp;
+	samples_init(&smp);
+	xb_profile_plan pp = {.pings = 100, .interval_ms = 20, .ping_size = 56, .samples = &smp,
+			      .trace_path = trace};
+	assert_int_equal(session_profile_run(s, &pp, &rep), 0);
+	assert_int_not_equal(session_wait_job(s, &rep), 0);
+	assert_non_null(strstr(rep.msg, "passed its size limit"));
+	session_close(s);
+	struct stat st;
+	assert_int_equal(stat(trace, &st), 0);
+	assert_true(st.st_size > 256 * 1024);
+	assert_true(st.st_size < 4 * 256 * 1024); /* stopped within a slice or so */
+	samples_free(&smp);
+	free(trace);
+}
+
 int main(void)
 {
 	if (!firmware()) {
@@ -374,6 +411,7 @@ int main(void)
 	}
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_measure_job_reproducible),
+		cmocka_unit_test(test_trace_limit),
 		cmocka_unit_test(test_live_figures_equal_batch),
 		cmocka_unit_test(test_live_thread),
 		cmocka_unit_test(test_lost_probe_keeps_samples),
