@@ -30,7 +30,6 @@ xb_frames *frames_new(const xb_frames_options *o)
 {
 	xb_frames *fs = xcalloc(1, sizeof *fs);
 	fs->last_done = XB_FRAMES_NONE;
-	fs->last_done_n = 0;
 	if (o)
 		fs->opt = *o;
 	else
@@ -183,8 +182,9 @@ static int stream_append(xb_frames *fs, frames_stream *s, const xb_usbrec *r)
 }
 
 /* A frame of the transfer collected on s: len bytes from off on (captured as far as the
- * capture holds them), with flags (XB_FRAME_PADDED) to add. */
-static void frame_add(xb_frames *fs, const frames_stream *s, const xb_usbrec *r, int in,
+ * capture holds them), with flags (XB_FRAME_PADDED) to add; part 0 of 1 until the caller
+ * says otherwise. */
+static xb_frame *frame_add(xb_frames *fs, const frames_stream *s, const xb_usbrec *r, int in,
 		      uint8_t proto, uint32_t off, uint32_t len, uint8_t flags)
 {
 	xb_frame *f = frames_append(fs);
@@ -228,6 +228,7 @@ static void frame_add(xb_frames *fs, const frames_stream *s, const xb_usbrec *r,
 		d->frames_in++;
 	else
 		d->frames_out++;
+	return f;
 }
 
 /* The CDC-ECM frame collected on s. usbnet's padding byte: an OUT frame of whole packets
@@ -300,10 +301,9 @@ static size_t stream_emit(xb_frames *fs, frames_stream *s, const xb_usbrec *r, i
 	} else {
 		frames_decode(proto, s->buf, s->captured, s->transfer, &fs->dec);
 		size_t n = fs->dec.n < UINT16_MAX ? fs->dec.n : UINT16_MAX;
-		for (size_t i = 0; i < n; i++)
-			frame_add(fs, s, r, in, proto, fs->dec.d[i].off, fs->dec.d[i].len, 0);
 		for (size_t i = 0; i < n; i++) {
-			xb_frame *f = &fs->f[fs->off + fs->n - n + i];
+			xb_frame *f = frame_add(fs, s, r, in, proto, fs->dec.d[i].off,
+						fs->dec.d[i].len, 0);
 			f->part = (uint16_t)i;
 			f->parts = (uint16_t)n;
 		}
@@ -530,22 +530,40 @@ const char *frames_error(const xb_frames *fs)
 	return fs->error;
 }
 
+/* Each protocol's name and key, by enum xb_frames_proto. */
+static const struct {
+	const char *name, *key;
+} frames_protos[] = {
+	[XB_FRAMES_PROTO_AUTO] = {"unknown", "unknown"},
+	[XB_FRAMES_PROTO_ECM] = {"CDC-ECM", "ecm"},
+	[XB_FRAMES_PROTO_NCM] = {"CDC-NCM", "ncm"},
+	[XB_FRAMES_PROTO_RNDIS] = {"RNDIS", "rndis"},
+	[XB_FRAMES_PROTO_NONE] = {"none", "none"},
+};
+
+/* proto's entry in frames_protos; others are XB_FRAMES_PROTO_AUTO's ("unknown"). */
+static int frames_proto_index(int proto)
+{
+	return proto > XB_FRAMES_PROTO_AUTO && proto <= XB_FRAMES_PROTO_NONE ? proto
+									      : XB_FRAMES_PROTO_AUTO;
+}
+
 const char *frames_proto_name(int proto)
 {
-	switch (proto) {
-	case XB_FRAMES_PROTO_ECM: return "CDC-ECM";
-	case XB_FRAMES_PROTO_NCM: return "CDC-NCM";
-	case XB_FRAMES_PROTO_RNDIS: return "RNDIS";
-	case XB_FRAMES_PROTO_NONE: return "none";
-	default: return "unknown";
-	}
+	return frames_protos[frames_proto_index(proto)].name;
+}
+
+const char *frames_proto_key(int proto)
+{
+	return frames_protos[frames_proto_index(proto)].key;
 }
 
 int frames_proto_parse(const char *s)
 {
-	static const char *const names[] = {"auto", "ecm", "ncm", "rndis"};
-	for (int i = 0; i < 4; i++)
-		if (!strcasecmp(s, names[i]))
+	if (!strcasecmp(s, "auto"))
+		return XB_FRAMES_PROTO_AUTO;
+	for (int i = XB_FRAMES_PROTO_ECM; i <= XB_FRAMES_PROTO_RNDIS; i++)
+		if (!strcasecmp(s, frames_protos[i].key))
 			return i;
 	return -1;
 }

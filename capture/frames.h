@@ -192,6 +192,8 @@ const char *frames_error(const xb_frames *fs);
 /* "CDC-ECM", "CDC-NCM", "RNDIS", "none" (XB_FRAMES_PROTO_NONE), "unknown"
  * (XB_FRAMES_PROTO_AUTO). */
 const char *frames_proto_name(int proto);
+/* The same as keys: "ecm", "ncm", "rndis", "none", "unknown" (JSON, frames_proto_parse). */
+const char *frames_proto_key(int proto);
 /* "auto", "ecm", "ncm", "rndis" (any case) as an enum xb_frames_proto; -1 for others. */
 int frames_proto_parse(const char *s);
 

@@ -62,12 +62,18 @@ static void json_head(const capture_result *c, FILE *f)
 	json_opt_string(f, "warning", frames_warning(c->fs));
 }
 
-static const char *proto_from_name(int from)
+/* Where a device's protocol came from (enum xb_frames_proto_from): in the text, in JSON. */
+static const char *proto_from_name(int from, int json)
 {
-	return from == XB_FRAMES_FROM_DESCRIPTOR ? "from its descriptors"
-	       : from == XB_FRAMES_FROM_PAYLOAD	 ? "from its transfers"
-	       : from == XB_FRAMES_FROM_OPTION	 ? "as --proto says"
-						 : "assumed";
+	static const char *const names[][2] = {
+		[XB_FRAMES_FROM_NONE] = {"assumed", "none"},
+		[XB_FRAMES_FROM_DESCRIPTOR] = {"from its descriptors", "descriptor"},
+		[XB_FRAMES_FROM_PAYLOAD] = {"from its transfers", "payload"},
+		[XB_FRAMES_FROM_OPTION] = {"as --proto says", "option"},
+	};
+	if (from < 0 || from > XB_FRAMES_FROM_OPTION)
+		from = XB_FRAMES_FROM_NONE;
+	return names[from][json];
 }
 
 static void text_head(const capture_result *c, FILE *f)
@@ -90,7 +96,7 @@ static void text_head(const capture_result *c, FILE *f)
 							       : "no descriptors in the capture",
 			      f);
 		else
-			fprintf(f, "%s (%s)", frames_proto_name(d->proto), proto_from_name(d->proto_from));
+			fprintf(f, "%s (%s)", frames_proto_name(d->proto), proto_from_name(d->proto_from, 0));
 		if (d->in_endpoint || d->out_endpoint)
 			fprintf(f, ", IN 0x%02x OUT 0x%02x (%u/%u-byte packets)", d->in_endpoint,
 				d->out_endpoint, d->in_max_packet, d->out_max_packet);
@@ -184,15 +190,7 @@ void capture_print_frames(const capture_result *c, int json, FILE *f)
 			d->ecm == 1   ? "true"
 			: d->ecm == 0 ? "false"
 				      : "null",
-			d->proto == XB_FRAMES_PROTO_ECM	    ? "ecm"
-			: d->proto == XB_FRAMES_PROTO_NCM   ? "ncm"
-			: d->proto == XB_FRAMES_PROTO_RNDIS ? "rndis"
-			: d->proto == XB_FRAMES_PROTO_NONE  ? "none"
-							    : "unknown",
-			d->proto_from == XB_FRAMES_FROM_DESCRIPTOR ? "descriptor"
-			: d->proto_from == XB_FRAMES_FROM_PAYLOAD  ? "payload"
-			: d->proto_from == XB_FRAMES_FROM_OPTION   ? "option"
-								   : "none",
+			frames_proto_key(d->proto), proto_from_name(d->proto_from, 1),
 			d->malformed, d->in_endpoint, d->out_endpoint, d->in_max_packet, d->out_max_packet,
 			d->frames_out, d->frames_in);
 	}

@@ -68,7 +68,7 @@ typedef struct exp_row {
 	int predicted;
 	int measured;         /* 0: planned and predicted only (another image, no build command) */
 	char *map;            /* another image: the measured image's map */
-	char *skip;           /* another image, no build command: why it could not be planned */
+	char *skip;           /* another image: why this layout could not be planned */
 	double seconds;       /* wall time of plan, relink and measurement */
 } exp_row;
 
@@ -215,13 +215,6 @@ static const char *predict_trace(int pi)
 	return p->predict_with >= 0 ? profiles[p->predict_with].trace : p->trace;
 }
 
-static void no_measurement(xb_measure_result *m)
-{
-	memset(m, 0, sizeof *m);
-	m->misses_per_echo = m->turnaround_ms = m->peak_udp_echo_per_s = NAN;
-	m->footprint_lines = m->flash_s = NAN;
-}
-
 /* Another image's layout, relinked by the build command into DIR/images/NAME.elf and
  * verified against the plan. */
 static int relink_image(exp_ctx *c, exp_row *r, const char *dir, xb_err *err)
@@ -277,16 +270,17 @@ static int run_row(exp_ctx *c, exp_row *r, xb_err *err)
 			 * build system's one-time step ...) is noted, and the others go on */
 			free(dir);
 			r->skip = xstrdup(err->msg);
-			no_measurement(&r->m);
 			return 0;
+		}
+		if (rc == 0) {
+			r->pred = pr.pred;
+			r->predicted = 1;
 		}
 		if (!relink) {
 			/* the plan's prediction is all there is: the row says so */
 			free(dir);
-			r->pred = pr.pred;
-			r->predicted = 1;
 			r->ok = 1;
-			no_measurement(&r->m);
+			exp_no_measurement(&r->m);
 			r->seconds = wall_now() - t0;
 			return 0;
 		}
@@ -300,8 +294,6 @@ static int run_row(exp_ctx *c, exp_row *r, xb_err *err)
 		free(dir);
 		if (rc)
 			return -1;
-		r->pred = pr.pred;
-		r->predicted = 1;
 	}
 	if (sha256_file_hex(r->elf, r->hash, err))
 		return -1;
@@ -554,11 +546,7 @@ static void print_json(const exp_ctx *c, FILE *f)
 		xb_json_string(f, variants[r->variant].label);
 		fprintf(f, ", \"tables\": [%s%s%s]", r->tables & T1 ? "1" : "",
 			(r->tables & T1) && (r->tables & T2) ? ", " : "", r->tables & T2 ? "2" : "");
-		fputs(", \"strategy\": ", f);
-		if (r->strategy)
-			xb_json_string(f, r->strategy);
-		else
-			fputs("null", f);
+		json_text_or_null(f, "strategy", r->strategy);
 		json_text_or_null(f, "image", r->elf);
 		json_text_or_null(f, "image_hash", r->measured ? r->hash : NULL);
 		fprintf(f, ", \"extra_ram_bytes\": %ld", extra_ram(r));
@@ -750,7 +738,7 @@ static int check_image_options(exp_ctx *c, const char *fw)
 	for (int i = 0; i < 3; i++) {
 		if (!texts[i])
 			continue;
-		if (sim_parse_ipv4(texts[i], bytes[i]))
+		if (xb_parse_ipv4(texts[i], bytes[i]))
 			return cli_usage_error(c->cmd, "%s needs an IPv4 address (got '%s')", names[i],
 					       texts[i]);
 		*to[i] = bytes[i];
@@ -775,14 +763,12 @@ static int open_image(exp_ctx *c, const char *zephyr, const char *pico, char **o
 {
 	exp_image *im = &c->img;
 	cli_load_opts o = {.elf = im->elf, .map = im->map, .need_map = 1};
-	if (zephyr && pico)
-		return cli_usage_error(c->cmd, "--zephyr and --pico-sdk: one build folder at a time");
-	if (zephyr || pico) {
-		const xb_build_folder *b = NULL;
-		int r = cli_load_build(c->cmd, zephyr ? XB_BUILD_ZEPHYR : XB_BUILD_PICO_SDK,
-				       zephyr ? zephyr : pico, &o, &b);
-		if (r)
-			return r == -2 ? XB_EXIT_USAGE : XB_EXIT_FAIL;
+	const xb_build_folder *b;
+	int r = cli_load_build(c->cmd, zephyr ? XB_BUILD_ZEPHYR : XB_BUILD_PICO_SDK,
+			       zephyr ? zephyr : pico, !!zephyr + !!pico, &o, &b);
+	if (r != XB_EXIT_OK)
+		return r;
+	if (b) {
 		im->elf = o.elf;
 		if (!im->command)
 			im->command = *owned_command = buildsys_workbench_command(b);

@@ -382,14 +382,10 @@ static int run_info(int argc, char **argv)
 		lo.elf = argv[optind++];
 	if (optind < argc)
 		return cli_usage_error("info", "unexpected argument '%s'", argv[optind]);
-	if (nbuild > 1)
-		return cli_usage_error("info", "give one build folder (--zephyr or --pico-sdk)");
-	const xb_build_folder *build = NULL;
-	if (bdir) {
-		int r = cli_load_build("info", bkind, bdir, &lo, &build);
-		if (r != 0)
-			return r == -2 ? XB_EXIT_USAGE : XB_EXIT_FAIL;
-	}
+	const xb_build_folder *build;
+	int brc = cli_load_build("info", bkind, bdir, nbuild, &lo, &build);
+	if (brc != XB_EXIT_OK)
+		return brc;
 	if (!lo.elf)
 		return cli_usage_error("info", "no ELF given");
 

@@ -101,14 +101,9 @@ static int run_plan(int argc, char **argv)
 	}
 	if (optind < argc)
 		return cli_usage_error("plan", "unexpected argument '%s'", argv[optind]);
-	if (nbuild > 1)
-		return cli_usage_error("plan", "give one build folder (--zephyr or --pico-sdk)");
-	const xb_build_folder *build = NULL;
-	if (bdir) {
-		int r = cli_load_build("plan", bkind, bdir, &lo, &build);
-		if (r != 0)
-			return r == -2 ? XB_EXIT_USAGE : XB_EXIT_FAIL;
-	}
+	int brc = cli_load_build("plan", bkind, bdir, nbuild, &lo, NULL);
+	if (brc != XB_EXIT_OK)
+		return brc;
 	if (!lo.elf || !strategy || !out)
 		return cli_usage_error("plan", "--elf, --strategy and --out are required");
 	const xb_planner *pl = plan_find(strategy);

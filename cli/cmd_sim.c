@@ -183,10 +183,9 @@ static void sim_print_json(const sim_options *o, const xb_load_info *li,
 	       "\"timer_us\": %llu",
 	       s->pc, (unsigned long long)s->uart_bytes, (unsigned long long)s->unmapped,
 	       (unsigned long long)s->timer_us);
-	static const char *const boot_names[] = {"auto", "direct", "boot2"};
 	printf(", \"boot\": {\"requested\": \"%s\", \"used\": \"%s\", \"boot2_valid\": %s, "
 	       "\"crc_computed\": \"0x%08x\", \"crc_image\": \"0x%08x\", \"bad_crc_usb_boot\": %s}",
-	       boot_names[boot_info.requested % 3], boot_names[boot_info.used % 3],
+	       loader_boot_name(boot_info.requested), loader_boot_name(boot_info.used),
 	       boot_info.boot2_valid ? "true" : "false", boot_info.crc_computed, boot_info.crc_image,
 	       boot_info.usb_boot ? "true" : "false");
 	if (s->usb_boot)

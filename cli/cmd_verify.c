@@ -141,14 +141,9 @@ static int run_verify(int argc, char **argv)
 	}
 	if (optind < argc)
 		return cli_usage_error("verify", "unexpected argument '%s'", argv[optind]);
-	if (nbuild > 1)
-		return cli_usage_error("verify", "give one build folder (--zephyr or --pico-sdk)");
-	const xb_build_folder *build = NULL;
-	if (bdir) {
-		int r = cli_load_build("verify", bkind, bdir, &lo, &build);
-		if (r != 0)
-			return r == -2 ? XB_EXIT_USAGE : XB_EXIT_FAIL;
-	}
+	int brc = cli_load_build("verify", bkind, bdir, nbuild, &lo, NULL);
+	if (brc != XB_EXIT_OK)
+		return brc;
 	if (!lo.elf || !layout_dir || !built)
 		return cli_usage_error("verify", "--elf, --layout and --built are required");
 

@@ -68,12 +68,17 @@ int exp_measure(const xb_target *tg, const char *elf, const xb_measure_plan *m, 
 	return exp_measure_on(tg, elf, NULL, m, pcap, out, err);
 }
 
-int exp_measure_on(const xb_target *tg, const char *elf, const exp_board *b,
-		   const xb_measure_plan *m, const char *pcap, xb_measure_result *out, xb_err *err)
+void exp_no_measurement(xb_measure_result *out)
 {
 	memset(out, 0, sizeof *out);
 	out->misses_per_echo = out->turnaround_ms = out->peak_udp_echo_per_s = NAN;
-	out->footprint_lines = NAN;
+	out->footprint_lines = out->flash_s = NAN;
+}
+
+int exp_measure_on(const xb_target *tg, const char *elf, const exp_board *b,
+		   const xb_measure_plan *m, const char *pcap, xb_measure_result *out, xb_err *err)
+{
+	exp_no_measurement(out);
 	FILE *pf = NULL;
 	if (pcap && !(pf = fopen(pcap, "wb")))
 		return xb_fail(err, "%s: cannot create the capture: %s", pcap, strerror(errno));

@@ -50,6 +50,9 @@ int exp_measure(const xb_target *tg, const char *elf, const xb_measure_plan *m, 
 /* The same on a board of its own (b NULL: exp_measure). */
 int exp_measure_on(const xb_target *tg, const char *elf, const exp_board *b,
 		   const xb_measure_plan *m, const char *pcap, xb_measure_result *out, xb_err *err);
+/* A result with nothing measured: every figure NAN, every count 0 (what exp_measure_on
+ * starts from). */
+void exp_no_measurement(xb_measure_result *out);
 int exp_profile(const xb_target *tg, const char *elf, exp_profile_req *req, xb_err *err);
 
 /* ---- Building (exp_build.c) ---- */

@@ -36,25 +36,28 @@ static void free_build_folder(void)
 	buildsys_free(&build_folder);
 }
 
-int cli_load_build(const char *cmd, enum xb_build_kind kind, const char *dir, cli_load_opts *o,
-		   const xb_build_folder **b)
+int cli_load_build(const char *cmd, enum xb_build_kind kind, const char *dir, int nbuild,
+		   cli_load_opts *o, const xb_build_folder **b)
 {
-	if (o->elf || o->map) {
-		cli_usage_error(cmd, "--%s finds the ELF and the map: leave out --elf and --map",
-				buildsys_kind_name(kind));
-		return -2;
-	}
+	if (b)
+		*b = NULL;
+	if (nbuild > 1)
+		return cli_usage_error(cmd, "give one build folder (--zephyr or --pico-sdk)");
+	if (!dir)
+		return XB_EXIT_OK;
+	if (o->elf || o->map)
+		return cli_usage_error(cmd, "--%s finds the ELF and the map: leave out --elf and --map",
+				       buildsys_kind_name(kind));
 	xb_err err;
 	buildsys_free(&build_folder);
-	if (buildsys_find(&build_folder, kind, dir, &err) != 0) {
-		cli_fail(cmd, "%s", err.msg);
-		return -1;
-	}
+	if (buildsys_find(&build_folder, kind, dir, &err) != 0)
+		return cli_fail(cmd, "%s", err.msg);
 	static int registered;
 	if (!registered++)
 		atexit(free_build_folder);
 	o->elf = build_folder.elf;
 	o->map = build_folder.map;
-	*b = &build_folder;
-	return 0;
+	if (b)
+		*b = &build_folder;
+	return XB_EXIT_OK;
 }

@@ -14,11 +14,13 @@ typedef struct cli_load_opts {
 	int need_map;        /* fail when no map is found; also resolve alignments */
 } cli_load_opts;
 
-/* --zephyr DIR / --pico-sdk DIR: finds the build folder's ELF and map (o->elf, o->map must
- * not be given too); *b gets the folder, kept until the program exits. Prints errors;
- * returns 0, -1 for a folder without them, -2 for a usage error. */
-int cli_load_build(const char *cmd, enum xb_build_kind kind, const char *dir, cli_load_opts *o,
-		   const xb_build_folder **b);
+/* --zephyr DIR / --pico-sdk DIR, given nbuild times in all (dir NULL: neither): finds the
+ * build folder's ELF and map (o->elf, o->map must not be given too); *b (b may be NULL)
+ * gets the folder, kept until the program exits, or NULL. Prints errors; returns
+ * XB_EXIT_OK, XB_EXIT_FAIL for a folder without them, XB_EXIT_USAGE for a usage error
+ * (both options, or one with --elf or --map). */
+int cli_load_build(const char *cmd, enum xb_build_kind kind, const char *dir, int nbuild,
+		   cli_load_opts *o, const xb_build_folder **b);
 
 /* Loads everything; on failure prints "xipbench CMD: problem" and returns -1 with nothing
  * left to free. */

@@ -100,9 +100,9 @@ static int measure_parse(const char *cmd, const sim_options *o, measure_args *a)
 		return cli_usage_error(cmd, "--link-timeout needs milliseconds above 0 (got '%s')",
 				       o->link_timeout);
 	uint8_t ip[4], host[4];
-	if (o->device_ip && sim_parse_ipv4(o->device_ip, ip))
+	if (o->device_ip && xb_parse_ipv4(o->device_ip, ip))
 		return cli_usage_error(cmd, "--device-ip needs an IPv4 address (got '%s')", o->device_ip);
-	if (o->peer_ip && sim_parse_ipv4(o->peer_ip, host))
+	if (o->peer_ip && xb_parse_ipv4(o->peer_ip, host))
 		return cli_usage_error(cmd, "--peer-ip needs an IPv4 address (got '%s')", o->peer_ip);
 	if (o->device_ip && o->peer_ip && memcmp(ip, host, 4) == 0)
 		return cli_usage_error(cmd, "the peer and the device need different addresses");

@@ -3,7 +3,6 @@
  * the usbmon capture, and the report's network part (text and JSON). */
 #include "sim_net.h"
 
-#include <arpa/inet.h>
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -51,14 +50,6 @@ int sim_net_wanted(const sim_options *o)
 
 /* ---- Parsing ---- */
 
-int sim_parse_ipv4(const char *s, uint8_t out[4])
-{
-	struct in_addr a;
-	if (inet_pton(AF_INET, s, &a) != 1)
-		return -1;
-	memcpy(out, &a.s_addr, 4); /* network order: the bytes as written */
-	return 0;
-}
 
 int sim_parse_positive(const char *s, double max, double *out)
 {
@@ -80,6 +71,28 @@ int sim_parse_port(const char *s, int zero_ok, uint16_t *out)
 	return 0;
 }
 
+int sim_parse_addresses(const char *cmd, const sim_options *o, xb_netpeer_options *po)
+{
+	if (o->peer_ip && xb_parse_ipv4(o->peer_ip, po->ip))
+		return cli_usage_error(cmd, "--peer-ip needs an IPv4 address (got '%s')", o->peer_ip);
+	if (o->device_ip && xb_parse_ipv4(o->device_ip, po->device_ip))
+		return cli_usage_error(cmd, "--device-ip needs an IPv4 address (got '%s')",
+				       o->device_ip);
+	if (memcmp(po->ip, po->device_ip, 4) == 0)
+		return cli_usage_error(cmd, "the peer and the device need different addresses");
+	po->device_ip_set = o->device_ip != NULL;
+	if (o->netmask) {
+		uint32_t m;
+		if (xb_parse_ipv4(o->netmask, po->netmask) ||
+		    ((m = (uint32_t)po->netmask[0] << 24 | (uint32_t)po->netmask[1] << 16 |
+			  (uint32_t)po->netmask[2] << 8 | po->netmask[3]),
+		     m == 0 || (~m & (~m + 1)) != 0))
+			return cli_usage_error(cmd, "--netmask needs a netmask such as 255.255.255.0 "
+						    "(got '%s')", o->netmask);
+	}
+	return XB_EXIT_OK;
+}
+
 static int net_count(const char *cmd, const char *opt, const char *s, unsigned lo, unsigned hi,
 		     unsigned *out)
 {
@@ -98,24 +111,9 @@ static int net_configure(sim_net *n, xb_netpeer_options *po)
 	const char *cmd = n->cmd;
 	int rc;
 	netpeer_options_init(po);
-	if (o->peer_ip && sim_parse_ipv4(o->peer_ip, po->ip))
-		return cli_usage_error(cmd, "--peer-ip needs an IPv4 address (got '%s')", o->peer_ip);
-	if (o->device_ip && sim_parse_ipv4(o->device_ip, po->device_ip))
-		return cli_usage_error(cmd, "--device-ip needs an IPv4 address (got '%s')",
-				       o->device_ip);
-	if (memcmp(po->ip, po->device_ip, 4) == 0)
-		return cli_usage_error(cmd, "the peer and the device need different addresses");
-	po->device_ip_set = o->device_ip != NULL;
+	if ((rc = sim_parse_addresses(cmd, o, po)))
+		return rc;
 	po->dhcp = o->dhcp;
-	if (o->netmask) {
-		uint32_t m;
-		if (sim_parse_ipv4(o->netmask, po->netmask) ||
-		    ((m = (uint32_t)po->netmask[0] << 24 | (uint32_t)po->netmask[1] << 16 |
-			  (uint32_t)po->netmask[2] << 8 | po->netmask[3]),
-		     m == 0 || (~m & (~m + 1)) != 0))
-			return cli_usage_error(cmd, "--netmask needs a netmask such as 255.255.255.0 "
-						    "(got '%s')", o->netmask);
-	}
 	double ms = NET_LINK_TIMEOUT_MS;
 	if (o->link_timeout && sim_parse_positive(o->link_timeout, 3600e3, &ms))
 		return cli_usage_error(cmd, "--link-timeout needs milliseconds above 0 (got '%s')",

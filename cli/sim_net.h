@@ -57,10 +57,14 @@ int sim_serve(const char *cmd, const sim_options *o);
 /* `xipbench sim measure` (cli/sim_measure.c). */
 int sim_measure(const char *cmd, const sim_options *o);
 
-/* Parsing helpers shared by both: a dotted IPv4 address, a decimal number above 0 (at most
- * max), a port (0 allowed when zero_ok). Return 0 or -1. */
-int sim_parse_ipv4(const char *s, uint8_t out[4]);
+/* Parsing helpers shared by both (IPv4 addresses: xb_parse_ipv4 in core/util.h): a decimal
+ * number above 0 (at most max), a port (0 allowed when zero_ok). Return 0 or -1. */
 int sim_parse_positive(const char *s, double max, double *out);
 int sim_parse_port(const char *s, int zero_ok, uint16_t *out);
+struct xb_netpeer_options;
+/* --peer-ip, --device-ip and --netmask into po (those not given keep po's values; sets
+ * device_ip_set), checked: addresses, a contiguous netmask, peer and device apart. Returns
+ * XB_EXIT_OK or XB_EXIT_USAGE (printed). */
+int sim_parse_addresses(const char *cmd, const sim_options *o, struct xb_netpeer_options *po);
 
 #endif

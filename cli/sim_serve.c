@@ -169,7 +169,7 @@ static int serve_parse_cidr(const char *s, uint8_t ip[4], unsigned *prefix)
 			return -1;
 		*prefix = (unsigned)p;
 	}
-	return sim_parse_ipv4(addr, ip);
+	return xb_parse_ipv4(addr, ip);
 }
 
 static int same_subnet(const uint8_t a[4], const uint8_t b[4], unsigned prefix)
@@ -290,27 +290,15 @@ int sim_serve(const char *cmd, const sim_options *o)
 	if (o->udp_port && sim_parse_port(o->udp_port, 1, &port))
 		return cli_usage_error(cmd, "--udp-port needs a port from 0 to 65535 (got '%s')",
 				       o->udp_port);
-	uint8_t peer_ip[4], device_ip[4];
-	if (o->peer_ip && sim_parse_ipv4(o->peer_ip, peer_ip))
-		return cli_usage_error(cmd, "--peer-ip needs an IPv4 address (got '%s')", o->peer_ip);
-	if (o->device_ip && sim_parse_ipv4(o->device_ip, device_ip))
-		return cli_usage_error(cmd, "--device-ip needs an IPv4 address (got '%s')",
-				       o->device_ip);
-	uint8_t netmask[4];
-	if (o->netmask && sim_parse_ipv4(o->netmask, netmask))
-		return cli_usage_error(cmd, "--netmask needs a netmask such as 255.255.255.0 (got '%s')",
-				       o->netmask);
+	xb_netpeer_options addr; /* the defaults for the addresses not given */
+	netpeer_options_init(&addr);
+	int rc = sim_parse_addresses(cmd, o, &addr);
+	if (rc != XB_EXIT_OK)
+		return rc;
+	const uint8_t *peer_ip = addr.ip, *device_ip = addr.device_ip;
 	int pcap_stdout = o->pcap && strcmp(o->pcap, "-") == 0;
 	if (pcap_stdout && o->uart && strcmp(o->uart, "-") == 0)
 		return cli_usage_error(cmd, "--pcap - and --uart - cannot both use standard output");
-	xb_netpeer_options defaults;
-	netpeer_options_init(&defaults);
-	if (!o->peer_ip)
-		memcpy(peer_ip, defaults.ip, 4);
-	if (!o->device_ip)
-		memcpy(device_ip, defaults.device_ip, 4);
-	if (memcmp(peer_ip, device_ip, 4) == 0)
-		return cli_usage_error(cmd, "the peer and the device need different addresses");
 	xb_target t;
 	if (cli_load_target(cmd, o->target, &t))
 		return XB_EXIT_FAIL;
@@ -320,7 +308,7 @@ int sim_serve(const char *cmd, const sim_options *o)
 	v.cmd = cmd;
 	v.udp_fd = -1;
 	v.info = pcap_stdout ? stderr : stdout;
-	int rc = serve_tap_open(cmd, o, peer_ip, device_ip, &v);
+	rc = serve_tap_open(cmd, o, peer_ip, device_ip, &v);
 	if (rc != XB_EXIT_OK) {
 		serve_tap_close(cmd, &v);
 		return rc;
@@ -365,7 +353,7 @@ int sim_serve(const char *cmd, const sim_options *o)
 		so.virt.probe_socket = o->probe_socket;
 		so.virt.peer_ip = peer_ip;
 		so.virt.device_ip = o->device_ip ? device_ip : NULL;
-		so.virt.netmask = o->netmask ? netmask : NULL;
+		so.virt.netmask = o->netmask ? addr.netmask : NULL;
 		so.virt.dhcp = o->dhcp;
 		so.virt.reply_keep = 1472;
 		xb_report rep;

@@ -71,24 +71,6 @@ static char *read_text(const char *path)
 	return buf;
 }
 
-static bool on_path(const char *prog)
-{
-	const char *path = getenv("PATH");
-	if (!path)
-		return false;
-	for (const char *p = path; *p;) {
-		const char *colon = strchr(p, ':');
-		size_t n = colon ? (size_t)(colon - p) : strlen(p);
-		char *f = xasprintf("%.*s/%s", (int)n, p, prog);
-		bool ok = n && access(f, X_OK) == 0;
-		free(f);
-		if (ok)
-			return true;
-		p += n + (colon != NULL);
-	}
-	return false;
-}
-
 /* s quoted for a build command template (session/builder.h): single quotes, a quote
  * inside as '\'', braces doubled so that no folder name reads as a placeholder. */
 static void quote(xb_strbuf *sb, const char *s)
@@ -150,7 +132,7 @@ static int find_zephyr(xb_build_folder *b, const char *dir, xb_err *err)
 	free(cfg);
 	b->name = xstrdup("zephyr");
 	xb_strbuf sb = {0};
-	if (on_path("west")) {
+	if (xb_on_path("west")) {
 		sb_puts(&sb, "west build -d ");
 		quote(&sb, dir);
 		sb_puts(&sb, " -- -DSNIPPET=xipbench-layout "

@@ -299,26 +299,10 @@ static int run_program(char *const argv[], char *out, size_t cap)
 	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
-static int on_path(const char *name)
-{
-	const char *path = getenv("PATH");
-	if (!path || !*path)
-		return 0;
-	char *copy = xstrdup(path), *save = NULL;
-	int found = 0;
-	for (char *d = strtok_r(copy, ":", &save); d && !found; d = strtok_r(NULL, ":", &save)) {
-		char *f = xasprintf("%s/%s", d, name);
-		found = access(f, X_OK) == 0;
-		free(f);
-	}
-	free(copy);
-	return found;
-}
-
 /* convert is also the name of other programs (and of stand-ins): only ImageMagick's will do */
 static int is_imagemagick(const char *name)
 {
-	if (!on_path(name))
+	if (!xb_on_path(name))
 		return 0;
 	char *argv[] = {(char *)name, "-version", NULL};
 	char out[1024];
@@ -327,7 +311,7 @@ static int is_imagemagick(const char *name)
 
 const char *export_png_converter(void)
 {
-	if (on_path("rsvg-convert"))
+	if (xb_on_path("rsvg-convert"))
 		return "rsvg-convert";
 	if (is_imagemagick("magick"))
 		return "magick";

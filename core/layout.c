@@ -788,8 +788,7 @@ static const char *reloc_base(const char *path)
  * matches by the object's file name, so a same-named section of a same-named object
  * elsewhere moves too: it is placed with them. Writes the inputs that move to *ram (their
  * count to *nram) in section order; 1 when the route does not apply. */
-static int reloc_block(place_ctx *c, const xb_layout *l, int8_t *kind, int *ram, size_t *nram,
-		       xb_err *err)
+static int reloc_block(place_ctx *c, int8_t *kind, int *ram, size_t *nram, xb_err *err)
 {
 	const xb_image *img = c->img;
 	const xb_map *m = &img->map;
@@ -808,7 +807,6 @@ static int reloc_block(place_ctx *c, const xb_layout *l, int8_t *kind, int *ram,
 	if (rs < 0 || !mr)
 		return xb_fail(err, "%s: a Zephyr map without %s: no place for relocated code",
 			       img->path ? img->path : "image", rs < 0 ? "rom_start" : "a RAM region");
-	(void)l;
 	/* the inputs each rule captures: the planned ones and their namesakes */
 	size_t n = *nram;
 	int *all = xmalloc((m->ninputs + 1) * sizeof *all);
@@ -1084,7 +1082,7 @@ int layout_place_calls(const xb_image *img, const xb_target *tg, const xb_layout
 		goto out;
 	int vout = -1; /* the relocation section's index: one past the map's outputs */
 	if (r > 0 && nram) {
-		int rr = reloc_block(&c, l, kind, ram, &nram, err);
+		int rr = reloc_block(&c, kind, ram, &nram, err);
 		if (rr < 0)
 			goto out;
 		if (rr == 0)

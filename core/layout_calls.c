@@ -185,6 +185,15 @@ bool code_halfword(const xb_code *c, uint32_t addr, uint32_t *hw)
 	return true;
 }
 
+bool code_word(const xb_code *c, uint32_t addr, uint32_t *w)
+{
+	uint32_t lo, hi;
+	if (!code_halfword(c, addr, &lo) || !code_halfword(c, addr + 2, &hi))
+		return false;
+	*w = lo | hi << 16;
+	return true;
+}
+
 bool code_insn(const xb_code *c, uint32_t addr, xb_insn *out)
 {
 	uint32_t hw, hw2;
@@ -269,12 +278,13 @@ static void decode_section(xb_code *c, const GElf_Shdr *sh, const uint8_t *bytes
 		calls_add_span(c, start, hi, bytes + (start - lo));
 }
 
-/* The mapping symbols ($t, $d, $a) of an ELF and its Thumb function symbols (as an 'f'
- * mark at the start and an 'e' mark at the end); *nmapping gets the number of mapping
- * symbols. */
 typedef struct veneer_sym {
 	uint32_t addr, size;
 } veneer_sym;
+
+/* The mapping symbols ($t, $d, $a) of an ELF and its Thumb function symbols (as an 'f'
+ * mark at the start and an 'e' mark at the end); *nmapping gets the number of mapping
+ * symbols; *ven (*nven) the veneer symbols GNU ld made. */
 
 static mark *read_marks(Elf *e, size_t *n, size_t *nmapping, veneer_sym **ven, size_t *nven)
 {
@@ -318,6 +328,13 @@ static mark *read_marks(Elf *e, size_t *n, size_t *nmapping, veneer_sym **ven, s
 	return m;
 }
 
+/* The word at a as the Thumb address of a veneer's target (not the veneer at itself), or 0. */
+static uint32_t veneer_dest(const xb_code *c, uint32_t a, uint32_t at)
+{
+	uint32_t w;
+	return code_word(c, a, &w) && (w & 1) && (w & ~1u) != at ? w & ~1u : 0;
+}
+
 /* A call to a long-branch veneer GNU ld made (a FUNC symbol "__NAME_veneer") is a call of
  * the function the veneer branches to: the first Thumb address among the veneer's words
  * (ARMv6-M: the literal after PUSH/LDR/MOV/POP/BX; ARMv7-M: after LDR.W PC). A relink makes
@@ -325,18 +342,14 @@ static mark *read_marks(Elf *e, size_t *n, size_t *nmapping, veneer_sym **ven, s
 static void retarget_veneer_calls(xb_code *c, const veneer_sym *v, size_t nv)
 {
 	for (size_t i = 0; i < nv; i++) {
-		uint32_t at = v[i].addr, dest = 0, lo, hi;
+		uint32_t at = v[i].addr, dest = 0;
 		/* the literal is the stub's last word (ARMv6-M: PUSH {r0}; LDR r0, [pc, #8];
 		 * MOV ip, r0; POP {r0}; BX ip; NOP; .word; ARMv7-M: LDR.W pc, [pc, #-0]; .word);
 		 * an instruction pair can look like a Thumb address too (B401 4802) */
-		uint32_t last = (at + v[i].size - 4) & ~3u;
-		if (v[i].size >= 8 && code_halfword(c, last, &lo) && code_halfword(c, last + 2, &hi) &&
-		    ((lo | hi << 16) & 1) && ((lo | hi << 16) & ~1u) != at)
-			dest = (lo | hi << 16) & ~1u;
+		if (v[i].size >= 8)
+			dest = veneer_dest(c, (at + v[i].size - 4) & ~3u, at);
 		for (uint32_t a = (at + 3) & ~3u; !dest && a + 4 <= at + v[i].size; a += 4)
-			if (code_halfword(c, a, &lo) && code_halfword(c, a + 2, &hi) &&
-			    ((lo | hi << 16) & 1) && ((lo | hi << 16) & ~1u) != at)
-				dest = (lo | hi << 16) & ~1u;
+			dest = veneer_dest(c, a, at);
 		for (size_t k = 0; dest && k < c->n; k++)
 			if (c->v[k].target == at)
 				c->v[k].target = dest;

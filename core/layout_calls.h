@@ -70,7 +70,8 @@ int calls_load_elf_mem(xb_code *c, const uint8_t *data, size_t len, const char *
 		       xb_err *err);
 
 /* Index of the first record of v[0..n) (stride bytes apart, each starting with a uint32_t
- * key, sorted by it) whose key is >= key; n if none. */
+ * key, sorted by it) whose key is >= key; n if none. v may point at the key field of the
+ * first of larger records (&funcs->addr). */
 size_t sorted_lower_bound(const void *v, size_t n, size_t stride, uint32_t key);
 
 /* Index of the first call whose site is >= site (n if none). */
@@ -79,6 +80,8 @@ size_t calls_lower_bound(const xb_code *c, uint32_t site);
  * (false when not). */
 bool code_thumb_span(const xb_code *c, uint32_t addr, uint32_t *lo, uint32_t *hi);
 bool code_halfword(const xb_code *c, uint32_t addr, uint32_t *hw);
+/* The little-endian word of two halfwords at addr (false when either is not code bytes). */
+bool code_word(const xb_code *c, uint32_t addr, uint32_t *w);
 /* What a Thumb instruction does to the flow of control. */
 enum xb_flow {
 	XB_FLOW_NEXT,      /* goes on to the next instruction */

@@ -15,12 +15,9 @@ const char startup_why_after[] = "the first function the start-up code calls aft
 const char startup_why_called[] = "called by the reset handler; the start-up copy was not "
 				  "found in the code, so every function it calls stays in flash";
 
-enum { CALL_BL, CALL_POINTER };
-
 typedef struct su_call {
 	uint32_t site;
 	long callee;
-	int kind;
 } su_call;
 
 typedef struct su_state {
@@ -33,17 +30,14 @@ typedef struct su_state {
 	uint8_t *seen;  /* per function: visited by the walk or a closure */
 } su_state;
 
-long startup_function_starting(const xb_image *img, uint32_t addr)
+/* The function starting exactly at addr (Thumb bit ignored; size 0 allowed; the first of
+ * aliases), or -1. */
+static long startup_function_starting(const xb_image *img, uint32_t addr)
 {
 	addr &= ~1u;
-	size_t lo = 0, hi = img->nfuncs;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (img->funcs[mid].addr < addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	if (!img->nfuncs)
+		return -1;
+	size_t lo = sorted_lower_bound(&img->funcs->addr, img->nfuncs, sizeof *img->funcs, addr);
 	for (size_t i = lo; i < img->nfuncs && img->funcs[i].addr == addr; i++)
 		if (img->funcs[i].alias_of < 0)
 			return (long)i;
@@ -56,15 +50,6 @@ static const xb_code_bytes *section_of(const xb_code *c, uint32_t addr)
 		if (addr - c->sec[k].addr < c->sec[k].size)
 			return &c->sec[k];
 	return NULL;
-}
-
-static bool word_at(const xb_code *c, uint32_t addr, uint32_t *w)
-{
-	uint32_t lo, hi;
-	if (!code_halfword(c, addr, &lo) || !code_halfword(c, addr + 2, &hi))
-		return false;
-	*w = lo | hi << 16;
-	return true;
 }
 
 /* [*lo, *hi): the code of function f (to the next function or its section's end when its
@@ -110,7 +95,7 @@ static su_call *calls_of_use(const su_state *st, long f, size_t *n, uint32_t *us
 static bool table_holds_load_address(const su_state *st, uint32_t addr)
 {
 	uint32_t w;
-	for (int i = 0; i < 16 && word_at(st->c, addr + 4 * (uint32_t)i, &w); i++)
+	for (int i = 0; i < 16 && code_word(st->c, addr + 4 * (uint32_t)i, &w); i++)
 		if (is_load_address(st, w))
 			return true;
 	return false;
@@ -135,7 +120,6 @@ static su_call *calls_of_use(const su_state *st, long f, size_t *n, uint32_t *us
 			continue;
 		}
 		long callee = -1;
-		int kind = CALL_BL;
 		if (thumb_is_wide(hw)) {
 			if (a + 4 <= hi && code_halfword(st->c, a + 2, &hw2) && thumb_is_bl(hw, hw2))
 				callee = startup_function_starting(st->img, thumb_bl_target(a, hw, hw2));
@@ -143,21 +127,20 @@ static su_call *calls_of_use(const su_state *st, long f, size_t *n, uint32_t *us
 				 code_halfword(st->c, a + 2, &hw2)) { /* LDR.W Rt, [PC, #+-imm12] */
 				uint32_t base = (a + 4) & ~3u, w;
 				uint32_t at = hw & 0x80 ? base + (hw2 & 0xFFF) : base - (hw2 & 0xFFF);
-				if (word_at(st->c, at, &w) && is_load_address(st, w))
+				if (code_word(st->c, at, &w) && is_load_address(st, w))
 					*use = a;
 			}
-			if (callee >= 0)
-				memset(known, 0, sizeof known); /* a call clobbers the registers */
 			if (callee >= 0) {
+				memset(known, 0, sizeof known); /* a call clobbers the registers */
 				xb_grow(&v, &cap, nv + 1, sizeof *v);
-				v[nv++] = (su_call){.site = a, .callee = callee, .kind = kind};
+				v[nv++] = (su_call){.site = a, .callee = callee};
 			}
 			a += 4;
 			continue;
 		}
 		if ((hw & 0xF800) == 0x4800) { /* LDR Rt, [PC, #imm8 * 4] */
 			unsigned rt = (hw >> 8) & 7;
-			known[rt] = word_at(st->c, ((a + 4) & ~3u) + (hw & 0xFF) * 4, &reg[rt]);
+			known[rt] = code_word(st->c, ((a + 4) & ~3u) + (hw & 0xFF) * 4, &reg[rt]);
 			if (known[rt] && is_load_address(st, reg[rt]))
 				*use = a;
 		} else if ((hw & 0xF800) == 0xA000) { /* ADR Rd, table */
@@ -169,7 +152,7 @@ static su_call *calls_of_use(const su_state *st, long f, size_t *n, uint32_t *us
 				callee = startup_function_starting(st->img, reg[rm]);
 			if (callee >= 0) {
 				xb_grow(&v, &cap, nv + 1, sizeof *v);
-				v[nv++] = (su_call){.site = a, .callee = callee, .kind = CALL_POINTER};
+				v[nv++] = (su_call){.site = a, .callee = callee};
 			}
 			if ((hw & 0xFF87) == 0x4780)
 				memset(known, 0, sizeof known);
@@ -226,7 +209,7 @@ static bool holds_load_address(su_state *st, long f)
 		free(calls_of_use(st, f, &n, &use));
 		st->ref[f] = use != 0;
 		for (uint32_t a = (lo + 3) & ~3u; !st->ref[f] && a + 4 <= hi; a += 4)
-			if (word_at(st->c, a, &w) && is_load_address(st, w)) {
+			if (code_word(st->c, a, &w) && is_load_address(st, w)) {
 				st->ref[f] = 1;
 				break;
 			}
@@ -333,7 +316,7 @@ static long reset_handler(const su_state *st)
 		cand[nc++] = st->tg->flash_base + 0x100; /* after an RP2040 boot2 */
 	for (size_t i = 0; i < nc; i++) {
 		uint32_t sp, pc;
-		if (!word_at(st->c, cand[i], &sp) || !word_at(st->c, cand[i] + 4, &pc) || !(pc & 1))
+		if (!code_word(st->c, cand[i], &sp) || !code_word(st->c, cand[i] + 4, &pc) || !(pc & 1))
 			continue;
 		const xb_region *r = st->tg ? target_region_of(st->tg, sp ? sp - 1 : 0) : NULL;
 		if (!r || r->kind != XB_REGION_SRAM || (sp & 3))

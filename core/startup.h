@@ -46,7 +46,4 @@ extern const char startup_why_called[];
 void startup_find(xb_startup *s, const xb_image *img, const xb_code *c, const xb_target *tg);
 void startup_free(xb_startup *s);
 
-/* The function starting exactly at addr (Thumb bit ignored; size 0 allowed), or -1. */
-long startup_function_starting(const xb_image *img, uint32_t addr);
-
 #endif

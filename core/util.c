@@ -1,6 +1,7 @@
 /* util: allocation that never returns NULL, error messages, small file helpers. */
 #include "util.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
@@ -368,4 +369,31 @@ const char *xb_grouped(char *buf, size_t cap, double v)
 	}
 	buf[k] = 0;
 	return buf;
+}
+
+int xb_parse_ipv4(const char *s, uint8_t out[4])
+{
+	struct in_addr a;
+	if (!s || inet_pton(AF_INET, s, &a) != 1)
+		return -1;
+	memcpy(out, &a.s_addr, 4); /* network order: the bytes as written */
+	return 0;
+}
+
+int xb_on_path(const char *name)
+{
+	const char *path = getenv("PATH");
+	if (!path)
+		return 0;
+	for (const char *p = path; *p;) {
+		const char *colon = strchr(p, ':');
+		size_t n = colon ? (size_t)(colon - p) : strlen(p);
+		char *f = xasprintf("%.*s/%s", (int)n, p, name);
+		int ok = n && access(f, X_OK) == 0;
+		free(f);
+		if (ok)
+			return 1;
+		p += n + (colon != NULL);
+	}
+	return 0;
 }

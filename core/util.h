@@ -55,6 +55,10 @@ void sb_free(xb_strbuf *sb);
 /* Parses an unsigned integer in decimal or 0x-hex; the whole string must be used.
  * Returns 0 on success. */
 int xb_parse_u64(const char *s, uint64_t *out);
+/* A dotted IPv4 address into its four bytes as written (inet_pton): 0, or -1. */
+int xb_parse_ipv4(const char *s, uint8_t out[4]);
+/* 1 when an executable file name is in one of PATH's folders. */
+int xb_on_path(const char *name);
 
 /* Finds a data file shipped with xipbench (rel such as "targets/rp2040.target" or
  * "groups/default.groups"): $XIPBENCH_DATA/rel, then next to the running program (../rel,

@@ -23,7 +23,6 @@ enum {
 #define ADC_CS_START_ONCE 0x4u
 #define ADC_CS_START_MANY 0x8u
 #define ADC_CS_READY 0x100u
-#define ADC_CS_ERR_STICKY 0x400u
 #define ADC_CS_AINSEL_SHIFT 12
 #define ADC_CS_AINSEL_MASK (7u << ADC_CS_AINSEL_SHIFT)
 #define ADC_CS_RROBIN_SHIFT 16
@@ -54,7 +53,7 @@ enum adc_state { ADC_IDLE, ADC_WAIT, ADC_CONVERTING };
 struct xb_adc {
 	xb_board *board;
 	uint32_t cs, fcs, div, inte, intf, result;
-	int err_sticky, over, under;
+	int over, under;
 	uint16_t fifo[ADC_FIFO_DEPTH];
 	unsigned fifo_head, fifo_n;
 	enum adc_state state;
@@ -68,17 +67,9 @@ struct xb_adc {
 	uint64_t many_k;
 	uint32_t input_uv[ADC_INPUTS];
 	int32_t temp_mc;
-	uint64_t conversions;
 	int irq_level;
-	xb_dreq_fn dreq_fn;
-	void *dreq_ctx;
-	int dreq_level;
+	xb_dreq_lines dreq;
 };
-
-uint64_t adc_conversions(const xb_adc *a)
-{
-	return a->conversions;
-}
 
 /* CPU cycles from clk_adc cycles (rounded up: the result is there at the next CPU cycle). */
 static uint64_t adc_cpu_cycles(const xb_adc *a, uint64_t adc_cycles)
@@ -140,8 +131,8 @@ int adc_dreq(const xb_adc *a, unsigned dreq)
 
 void adc_set_dreq(xb_adc *a, xb_dreq_fn fn, void *ctx)
 {
-	a->dreq_fn = fn;
-	a->dreq_ctx = ctx;
+	a->dreq.fn = fn;
+	a->dreq.ctx = ctx;
 }
 
 static uint32_t adc_ints(const xb_adc *a)
@@ -156,12 +147,7 @@ static void adc_update(xb_adc *a)
 		a->irq_level = level;
 		board_irq_set(a->board, XB_IRQ_ADC_FIFO, level);
 	}
-	int dreq = adc_dreq(a, XB_DREQ_ADC);
-	if (dreq != a->dreq_level) {
-		a->dreq_level = dreq;
-		if (a->dreq_fn)
-			a->dreq_fn(a->dreq_ctx, XB_DREQ_ADC, dreq);
-	}
+	dreq_lines_set(&a->dreq, 0, adc_dreq(a, XB_DREQ_ADC));
 }
 
 static void adc_fifo_push(xb_adc *a, uint32_t raw)
@@ -270,7 +256,6 @@ static void adc_event(xb_board *b, void *ctx)
 	if (a->state != ADC_CONVERTING)
 		return;
 	a->state = ADC_IDLE;
-	a->conversions++;
 	a->result = a->conv_raw;
 	if (a->fcs & ADC_FCS_EN)
 		adc_fifo_push(a, a->conv_raw);
@@ -282,13 +267,12 @@ static void adc_event(xb_board *b, void *ctx)
 
 /* ---- Registers ---- */
 
+/* ERR and ERR_STICKY stay 0: an ideal converter. */
 static uint32_t adc_cs_read(const xb_adc *a)
 {
 	uint32_t v = a->cs;
 	if ((a->cs & ADC_CS_EN) && a->state != ADC_CONVERTING)
 		v |= ADC_CS_READY;
-	if (a->err_sticky)
-		v |= ADC_CS_ERR_STICKY;
 	return v;
 }
 
@@ -342,8 +326,6 @@ static void adc_cs_write(xb_adc *a, uint32_t value, enum xb_alias_op op)
 {
 	uint32_t old = a->cs;
 	uint32_t nv = bus_alias_apply(adc_cs_read(a), value, op);
-	if (value & ADC_CS_ERR_STICKY)
-		a->err_sticky = 0;
 	a->cs = nv & ADC_CS_STORED;
 	uint64_t now = board_cycles(a->board);
 	if (!(a->cs & ADC_CS_EN)) {
@@ -432,7 +414,7 @@ static void adc_block_reset(void *ctx, int held)
 	adc_cancel(a);
 	a->state = ADC_IDLE;
 	a->cs = a->fcs = a->div = a->inte = a->intf = a->result = 0;
-	a->err_sticky = a->over = a->under = 0;
+	a->over = a->under = 0;
 	a->fifo_head = a->fifo_n = 0;
 	adc_update(a);
 }
@@ -441,6 +423,7 @@ xb_adc *adc_new(xb_board *b, xb_resets *r)
 {
 	xb_adc *a = xcalloc(1, sizeof *a);
 	a->board = b;
+	a->dreq = (xb_dreq_lines){.base = XB_DREQ_ADC, .n = 1};
 	a->input_uv[3] = 5000000u / 3; /* the Pico's VSYS/3 with VSYS at 5 V */
 	a->temp_mc = 27000;
 	adc_block_reset(a, 1);

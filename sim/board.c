@@ -47,6 +47,49 @@ struct xb_board {
 	int stop_requested;
 };
 
+/* ---- One core's steps (board_run for core 0, board_core1_catch_up for core 1) ---- */
+
+/* Takes a pending exception unless the debugger masks interrupts; 1 when k cannot execute
+ * now (halted, locked up, or a step that entered an exception halted it). */
+static int board_core_take(xb_cpu *k)
+{
+	int masked = (k->dhcsr & (DHCSR_C_DEBUGEN | DHCSR_C_MASKINTS)) ==
+		     (DHCSR_C_DEBUGEN | DHCSR_C_MASKINTS);
+	int took = masked ? 0 : cpu_take_pending(k);
+	if (k->halted || k->lockup)
+		return 1;
+	if (took && k->halt_pending_step) { /* a step that entered an exception */
+		k->halt_pending_step = 0;
+		cpu_halt(k, DFSR_HALTED);
+		return 1;
+	}
+	return 0;
+}
+
+/* A breakpoint at pc halts k (debugger attached) or raises a HardFault: 1 when one did. */
+static int board_core_bkpt(xb_cpu *k, uint32_t pc)
+{
+	if (!k->bp_active || !ppb_breakpoint_hit(k, pc))
+		return 0;
+	if (k->dhcsr & DHCSR_C_DEBUGEN)
+		cpu_halt(k, DFSR_BKPT);
+	else
+		cpu_raise_hardfault(k, XB_FAULT_BKPT, pc, pc);
+	return 1;
+}
+
+/* After cpu_run: an instruction retired since before (insns); a step halts after it. */
+static void board_core_retire(xb_cpu *k, uint64_t before)
+{
+	if (k->insns != before) {
+		k->retired = 1;
+		if (k->halt_pending_step) {
+			k->halt_pending_step = 0;
+			cpu_halt(k, DFSR_HALTED);
+		}
+	}
+}
+
 /* ---- Core 1 (board.h "Core 1") ---- */
 
 /* Core 1 shares everything but its own state with core 0. */
@@ -164,39 +207,19 @@ static void board_core1_catch_up(xb_board *b)
 			k->cycles = to;
 			break;
 		}
-		int masked = (k->dhcsr & (DHCSR_C_DEBUGEN | DHCSR_C_MASKINTS)) ==
-			     (DHCSR_C_DEBUGEN | DHCSR_C_MASKINTS);
-		int took = masked ? 0 : cpu_take_pending(k);
-		if (k->halted || k->lockup)
+		if (board_core_take(k))
 			continue;
-		if (took && k->halt_pending_step) {
-			k->halt_pending_step = 0;
-			cpu_halt(k, DFSR_HALTED);
-			continue;
-		}
 		if (k->sleep && !cpu_try_wake(k)) {
 			k->sleep_cycles += to - k->cycles;
 			k->cycles = to;
 			break;
 		}
-		uint32_t pc = k->r[15];
-		if (k->bp_active && ppb_breakpoint_hit(k, pc)) {
-			if (k->dhcsr & DHCSR_C_DEBUGEN)
-				cpu_halt(k, DFSR_BKPT);
-			else
-				cpu_raise_hardfault(k, XB_FAULT_BKPT, pc, pc);
+		if (board_core_bkpt(k, k->r[15]))
 			continue;
-		}
 		k->stop_at = (k->bp_active || k->halt_pending_step) ? k->cycles + 1 : to;
 		uint64_t before = k->insns;
 		cpu_run(k);
-		if (k->insns != before) {
-			k->retired = 1;
-			if (k->halt_pending_step) {
-				k->halt_pending_step = 0;
-				cpu_halt(k, DFSR_HALTED);
-			}
-		}
+		board_core_retire(k, before);
 	}
 	b->cur = &b->cpu;
 }
@@ -665,16 +688,8 @@ enum xb_run_result board_run(xb_board *b, uint64_t max_cycles)
 		started_stopped = 0;
 		if (c->cycles >= end)
 			return XB_RUN_BUDGET;
-		int masked = (c->dhcsr & (DHCSR_C_DEBUGEN | DHCSR_C_MASKINTS)) ==
-			     (DHCSR_C_DEBUGEN | DHCSR_C_MASKINTS);
-		int took = masked ? 0 : cpu_take_pending(c);
-		if (c->halted || c->lockup)
+		if (board_core_take(c))
 			continue;
-		if (took && c->halt_pending_step) { /* a step that entered an exception */
-			c->halt_pending_step = 0;
-			cpu_halt(c, DFSR_HALTED);
-			continue;
-		}
 		if (c->sleep && !cpu_try_wake(c)) {
 			board_idle(b, end, &c->sleep_cycles);
 			continue;
@@ -686,13 +701,8 @@ enum xb_run_result board_run(xb_board *b, uint64_t max_cycles)
 			cpu_halt(c, DFSR_HALTED);
 			continue;
 		}
-		if (c->bp_active && ppb_breakpoint_hit(c, pc)) {
-			if (c->dhcsr & DHCSR_C_DEBUGEN)
-				cpu_halt(c, DFSR_BKPT);
-			else
-				cpu_raise_hardfault(c, XB_FAULT_BKPT, pc, pc);
+		if (board_core_bkpt(c, pc))
 			continue;
-		}
 		uint64_t limit = board_min(board_next_event(b), end);
 		if (b->core1_on)
 			limit = board_core1_limit(b, limit);
@@ -703,13 +713,7 @@ enum xb_run_result board_run(xb_board *b, uint64_t max_cycles)
 		cpu_run(c);
 		if (b->core1_on)
 			board_core1_catch_up(b);
-		if (c->insns != before) {
-			c->retired = 1;
-			if (c->halt_pending_step) {
-				c->halt_pending_step = 0;
-				cpu_halt(c, DFSR_HALTED);
-			}
-		}
+		board_core_retire(c, before);
 	}
 }
 
@@ -929,11 +933,6 @@ void board_core1_reset(xb_board *b, int held)
 static const xb_cpu *board_core_cpu(const xb_board *b, unsigned core)
 {
 	return core ? &b->core1 : &b->cpu;
-}
-
-uint32_t board_core_reg(const xb_board *b, unsigned core, unsigned reg)
-{
-	return cpu_get_reg(board_core_cpu(b, core), reg);
 }
 
 int board_core_halted(const xb_board *b, unsigned core)

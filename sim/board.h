@@ -286,7 +286,6 @@ void board_core1_reset(xb_board *b, int held);
 /* Per-core views of the debug interface: core 0 is what the functions above give; core 1
  * has its own PPB (SysTick, NVIC, SCB, DWT, breakpoints, DHCSR ...), and SIO CPUID reads 1
  * through its accesses. */
-uint32_t board_core_reg(const xb_board *b, unsigned core, unsigned reg);
 int board_core_halted(const xb_board *b, unsigned core);
 int board_core_sleeping(const xb_board *b, unsigned core);
 int board_core_debug_read(xb_board *b, unsigned core, uint32_t addr, unsigned size,

@@ -468,7 +468,8 @@ static void rom_build(uint8_t *rom)
 	rom[0x13] = ROM_VERSION;
 	rom_put16(&a, 0x14, (uint16_t)func_table);
 	rom_put16(&a, 0x16, (uint16_t)data_table);
-	rom_put16(&a, 0x18, (uint16_t)(lookup | 1));}
+	rom_put16(&a, 0x18, (uint16_t)(lookup | 1));
+}
 
 /* ---- Host calls ---- */
 

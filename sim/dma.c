@@ -105,14 +105,7 @@ struct xb_dma {
 	/* The engine: the cycle at which it can issue its next transfer, and its event. */
 	uint64_t free_at, event_id, event_at;
 	unsigned rr; /* round robin: the channel served last */
-	uint64_t transfers;
-	uint32_t last_read; /* the data of the last transfer, for the sniffer */
 };
-
-uint64_t dma_transfers(const xb_dma *d)
-{
-	return d->transfers;
-}
 
 static unsigned dma_treq(const dma_channel *c)
 {
@@ -336,14 +329,6 @@ static uint32_t dma_bswap(uint32_t v, unsigned size)
 	return v;
 }
 
-static uint32_t dma_bitrev(uint32_t v, unsigned bits)
-{
-	uint32_t r = 0;
-	for (unsigned i = 0; i < bits; i++)
-		r |= ((v >> i) & 1u) << (bits - 1 - i);
-	return r;
-}
-
 /* The sniffer sees each item the observed channel reads, after the channel's byte swap
  * (datasheet 2.5.5.2). CRCs shift data in most significant bit first; the "bit reversed"
  * modes reverse the item's bits before (so CRC32R over bytes or words is the reflected
@@ -356,7 +341,7 @@ static void dma_sniff(xb_dma *d, uint32_t data, unsigned size)
 	uint32_t acc = d->sniff_data;
 	switch ((d->sniff_ctrl >> 5) & 0xF) {
 	case SNIFF_CRC32R:
-		data = dma_bitrev(data, bits);
+		data = periph_bitrev(data) >> (32 - bits);
 		/* fall through */
 	case SNIFF_CRC32:
 		for (unsigned i = bits; i-- > 0;) {
@@ -367,7 +352,7 @@ static void dma_sniff(xb_dma *d, uint32_t data, unsigned size)
 		}
 		break;
 	case SNIFF_CRC16R:
-		data = dma_bitrev(data, bits);
+		data = periph_bitrev(data) >> (32 - bits);
 		/* fall through */
 	case SNIFF_CRC16:
 		acc &= 0xFFFF;
@@ -417,7 +402,6 @@ static unsigned dma_transfer(xb_dma *d, unsigned n)
 		c->used++;
 	}
 	d->rr = n;
-	d->transfers++;
 	uint32_t v = 0;
 	if (dma_access(d, c->read_addr, size, &v, 0, &cost)) {
 		dma_error(d, n, DMA_CTRL_READ_ERROR, c->read_addr);
@@ -496,9 +480,8 @@ void dma_dreq_pulse_source(xb_dma *d, unsigned dreq, const xb_dreq_pulse_ops *op
 	d->driven[dreq] = 1;
 }
 
-void dma_dreq_changed(xb_dma *d, unsigned dreq)
+void dma_dreq_changed(xb_dma *d)
 {
-	(void)dreq;
 	dma_kick(d);
 }
 
@@ -567,7 +550,7 @@ static uint32_t dma_read(void *ctx, uint32_t off, unsigned size)
 	case DMA_SNIFF_DATA: {
 		uint32_t v = d->sniff_data;
 		if (d->sniff_ctrl & DMA_SNIFF_OUT_REV)
-			v = dma_bitrev(v, 32);
+			v = periph_bitrev(v);
 		if (d->sniff_ctrl & DMA_SNIFF_OUT_INV)
 			v = ~v;
 		return v;

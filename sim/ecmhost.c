@@ -127,8 +127,9 @@ static void ecm_submit_rx(xb_ecmhost *e, ecm_slot *s)
 	usbnet_submit(e->h, s, e, XB_USBMON_BULK, e->in_ep, s->buf, e->max_segment, ecm_rx_done);
 }
 
-static int ecm_submit_tx(xb_ecmhost *e, ecm_slot *s, const uint8_t *frame, size_t len)
+static int ecm_submit_tx(void *drv, ecm_slot *s, const uint8_t *frame, size_t len)
 {
+	xb_ecmhost *e = drv;
 	memcpy(s->buf, frame, len);
 	s->frame_len = len;
 	size_t n = len;
@@ -265,25 +266,9 @@ static void ecm_tx_done(xb_urb *u)
 {
 	ecm_slot *s = (ecm_slot *)u;
 	xb_ecmhost *e = s->owner;
-	if (u->status == XB_URB_OK) {
-		e->stats.tx_frames++;
-		e->stats.tx_bytes += s->frame_len;
-	} else {
-		e->stats.tx_errors++;
-		if (u->status == XB_URB_EPIPE && !e->closing)
-			ecm_clear_halt(e, &e->halt_out, e->out_ep);
-	}
-	if (e->closing)
-		return;
-	if (e->opt.tx_done)
-		e->opt.tx_done(e->opt.tx_ctx, s->frame_len, u->status, u->done_cycle);
-	size_t len;
-	uint8_t *f = e->up ? usbnet_queue_pop(&e->q, &len) : NULL;
-	if (!f)
-		return;
-	if (ecm_submit_tx(e, s, f, len))
-		e->stats.tx_dropped++;
-	free(f);
+	if (u->status == XB_URB_EPIPE && !e->closing)
+		ecm_clear_halt(e, &e->halt_out, e->out_ep);
+	usbnet_tx_complete(s, &e->opt, &e->q, &e->stats, e->closing, &e->up, ecm_submit_tx, e);
 }
 
 int ecmhost_send(xb_ecmhost *e, const uint8_t *frame, size_t len)
@@ -292,20 +277,7 @@ int ecmhost_send(xb_ecmhost *e, const uint8_t *frame, size_t len)
 		e->stats.tx_dropped++;
 		return -1;
 	}
-	/* keep the order: frames already waiting go first */
-	ecm_slot *s = usbnet_idle_tx(e->tx, e->opt.tx_urbs, e->q.count);
-	if (s) {
-		if (ecm_submit_tx(e, s, frame, len)) {
-			e->stats.tx_dropped++;
-			return -1;
-		}
-		return 0;
-	}
-	if (usbnet_queue_push(&e->q, frame, len)) {
-		e->stats.tx_dropped++;
-		return -1;
-	}
-	return 0;
+	return usbnet_xmit(e->tx, e->opt.tx_urbs, &e->q, &e->stats, ecm_submit_tx, e, frame, len);
 }
 
 /* ---- Binding ---- */

@@ -79,7 +79,6 @@ struct xb_flashchip {
 	uint64_t busy_until;
 	uint64_t now;
 	uint32_t reported[8];     /* commands already reported (bitmap) */
-	unsigned commands;        /* commands run (not counting continuous reads) */
 };
 
 static void fc_report(xb_flashchip *f, uint8_t cmd, const char *fmt, unsigned a)
@@ -153,11 +152,6 @@ int flashchip_continuous(const xb_flashchip *f, uint8_t *cmd)
 int flashchip_powered_down(const xb_flashchip *f)
 {
 	return f->powered_down;
-}
-
-const uint8_t *flashchip_unique_id(void)
-{
-	return fc_uid;
 }
 
 void flashchip_set_continuous(xb_flashchip *f, uint8_t cmd)
@@ -241,7 +235,6 @@ static void fc_decode(xb_flashchip *f, uint8_t cmd)
 	f->addr_lanes = f->mode_lanes = f->dummy_clocks = 0;
 	f->data_lanes = 1;
 	f->src = SRC_NONE;
-	f->commands++;
 	f->rejected = 1;
 	if (f->reset_enabled && cmd != 0x99)
 		f->reset_enabled = 0;
@@ -508,9 +501,4 @@ int flashchip_read_reached(const xb_flashchip *f, uint32_t *addr)
 	if (addr)
 		*addr = f->addr;
 	return f->data_reached && f->src == SRC_ARRAY;
-}
-
-unsigned flashchip_commands(const xb_flashchip *f)
-{
-	return f->commands;
 }

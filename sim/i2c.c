@@ -125,9 +125,7 @@ typedef uint16_t i2c_cmd;
 struct xb_i2c {
 	xb_board *board;
 	unsigned index;
-	xb_dreq_fn dreq_fn;
-	void *dreq_ctx;
-	int dreq_level[2]; /* TX, RX */
+	xb_dreq_lines dreq; /* TX, RX */
 	/* registers */
 	uint32_t con, tar, sar, ss_hcnt, ss_lcnt, fs_hcnt, fs_lcnt, intr_mask, rx_tl, tx_tl;
 	uint32_t enable, sda_hold, abrt_source, slv_data_nack, dma_cr, dma_tdlr, dma_rdlr;
@@ -191,30 +189,21 @@ static void i2c_update(xb_i2c *i)
 	}
 	/* DMA requests (4.3.15): TX while the FIFO is at or below DMA_TDLR, RX while it holds
 	 * more than DMA_RDLR. */
-	int want[2] = {
-		(i->dma_cr & DMA_TDMAE) && (i->enable & EN_ENABLE) && i->tx_count <= i->dma_tdlr,
-		(i->dma_cr & DMA_RDMAE) && i->rx_count > i->dma_rdlr,
-	};
-	for (int k = 0; k < 2; k++) {
-		if (want[k] != i->dreq_level[k]) {
-			i->dreq_level[k] = want[k];
-			if (i->dreq_fn)
-				i->dreq_fn(i->dreq_ctx, XB_DREQ_I2C0_TX + 2 * i->index + k,
-					   want[k]);
-		}
-	}
+	dreq_lines_set(&i->dreq, 0,
+		       (i->dma_cr & DMA_TDMAE) && (i->enable & EN_ENABLE) &&
+			       i->tx_count <= i->dma_tdlr);
+	dreq_lines_set(&i->dreq, 1, (i->dma_cr & DMA_RDMAE) && i->rx_count > i->dma_rdlr);
 }
 
 int i2c_dreq(const xb_i2c *i, unsigned dreq)
 {
-	unsigned base = XB_DREQ_I2C0_TX + 2 * i->index;
-	return dreq >= base && dreq < base + 2 ? i->dreq_level[dreq - base] : 0;
+	return dreq_lines_level(&i->dreq, dreq);
 }
 
 void i2c_set_dreq(xb_i2c *i, xb_dreq_fn fn, void *ctx)
 {
-	i->dreq_fn = fn;
-	i->dreq_ctx = ctx;
+	i->dreq.fn = fn;
+	i->dreq.ctx = ctx;
 }
 
 /* ---- The transfer log ---- */
@@ -640,11 +629,6 @@ void i2c_set_target(xb_i2c *i, unsigned addr7)
 	i->target = addr7 & 0x7F;
 }
 
-uint8_t *i2c_target_memory(xb_i2c *i)
-{
-	return i->mem;
-}
-
 /* RESETS bit 3 or 4 (and a system reset): registers to their reset values (datasheet
  * 4.3.17), FIFOs and the bus idle. The target keeps its memory. */
 static void i2c_block_reset(void *ctx, int held)
@@ -692,6 +676,7 @@ xb_i2c *i2c_new(xb_board *b, xb_resets *r, unsigned index)
 	xb_i2c *i = xcalloc(1, sizeof *i);
 	i->board = b;
 	i->index = index;
+	i->dreq = (xb_dreq_lines){.base = XB_DREQ_I2C0_TX + 2 * index, .n = 2};
 	i->target = XB_I2C_TARGET_DEFAULT;
 	i2c_target_power_on(i);
 	i2c_block_reset(i, 1);

@@ -334,3 +334,13 @@ int loader_load_file(xb_board *b, const char *path, enum xb_image_format fmt, ui
 	free(buf);
 	return rc;
 }
+
+const char *loader_boot_name(enum xb_boot_mode m)
+{
+	switch (m) {
+	case XB_BOOT_AUTO: return "auto";
+	case XB_BOOT_DIRECT: return "direct";
+	case XB_BOOT_BOOT2: return "boot2";
+	}
+	return "?";
+}

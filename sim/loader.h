@@ -78,5 +78,7 @@ typedef struct xb_boot_info {
 	uint32_t crc_computed, crc_image;
 	int usb_boot;             /* a boot2 boot found a bad CRC: the chip would enter USB boot */
 } xb_boot_info;
+/* "auto", "direct", "boot2". */
+const char *loader_boot_name(enum xb_boot_mode m);
 
 #endif

@@ -225,6 +225,41 @@ enum {
  */
 typedef void (*xb_dreq_fn)(void *ctx, unsigned dreq, int level);
 
+/* A device's end of the hook: its listener (*_set_dreq) and its n request lines from DREQ
+ * base on, at the levels the listener last heard. */
+typedef struct xb_dreq_lines {
+	xb_dreq_fn fn;
+	void *ctx;
+	unsigned base, n;
+	uint8_t level[8];
+} xb_dreq_lines;
+
+/* Line k (0 to n - 1) is at level now: the listener hears of a change. */
+static inline void dreq_lines_set(xb_dreq_lines *l, unsigned k, int level)
+{
+	level = level != 0;
+	if (l->level[k] == level)
+		return;
+	l->level[k] = (uint8_t)level;
+	if (l->fn)
+		l->fn(l->ctx, l->base + k, level);
+}
+
+/* The level of DREQ dreq (0 when it is not one of l's lines). */
+static inline int dreq_lines_level(const xb_dreq_lines *l, unsigned dreq)
+{
+	return dreq >= l->base && dreq - l->base < l->n ? l->level[dreq - l->base] : 0;
+}
+
+/* v with its 32 bits in reverse order (the DMA sniffer, PIO's MOV bit-reverse). */
+static inline uint32_t periph_bitrev(uint32_t v)
+{
+	uint32_t r = 0;
+	for (unsigned i = 0; i < 32; i++)
+		r |= ((v >> i) & 1u) << (31 - i);
+	return r;
+}
+
 /* ---- ROSC, TBMAN, VREG_AND_CHIP_RESET, SYSCFG, PSM, BUSCTRL (misc.c) ---- */
 
 typedef struct xb_misc xb_misc;
@@ -244,8 +279,6 @@ xb_i2c *i2c_new(xb_board *b, xb_resets *r, unsigned index);
 void i2c_free(xb_i2c *i);
 /* The 7-bit address the virtual target answers at (0-0x7F). */
 void i2c_set_target(xb_i2c *i, unsigned addr7);
-/* The target's 256-byte register file (written by I2C writes, read by I2C reads). */
-uint8_t *i2c_target_memory(xb_i2c *i);
 void i2c_set_dreq(xb_i2c *i, xb_dreq_fn fn, void *ctx);
 int i2c_dreq(const xb_i2c *i, unsigned dreq);
 
@@ -254,8 +287,6 @@ int i2c_dreq(const xb_i2c *i, unsigned dreq);
 typedef struct xb_spi xb_spi;
 xb_spi *spi_new(xb_board *b, xb_resets *r, unsigned index);
 void spi_free(xb_spi *s);
-/* Frames sent to the external device so far (loopback frames excluded). */
-uint64_t spi_frames_out(const xb_spi *s);
 void spi_set_dreq(xb_spi *s, xb_dreq_fn fn, void *ctx);
 int spi_dreq(const xb_spi *s, unsigned dreq);
 
@@ -362,9 +393,7 @@ void dma_dreq_line(void *ctx, unsigned dreq, int level);
 void dma_dreq_pulse_source(xb_dma *d, unsigned dreq, const xb_dreq_pulse_ops *ops,
 			   void *ctx);
 /* A pulse source's timing changed: the DMA looks again. */
-void dma_dreq_changed(xb_dma *d, unsigned dreq);
-/* Transfers (one item each) done since dma_new. */
-uint64_t dma_transfers(const xb_dma *d);
+void dma_dreq_changed(xb_dma *d);
 
 /* ---- ADC (adc.c) ---- */
 
@@ -379,8 +408,6 @@ int adc_set_input(xb_adc *a, unsigned ch, uint32_t microvolts);
 void adc_set_temperature(xb_adc *a, int32_t millicelsius);
 void adc_set_dreq(xb_adc *a, xb_dreq_fn fn, void *ctx);
 int adc_dreq(const xb_adc *a, unsigned dreq);
-/* Conversions finished since adc_new. */
-uint64_t adc_conversions(const xb_adc *a);
 
 /* ---- PWM (pwm.c) ---- */
 
@@ -431,9 +458,6 @@ int flashchip_continuous(const xb_flashchip *f, uint8_t *cmd);
 void flashchip_set_continuous(xb_flashchip *f, uint8_t cmd);
 void flashchip_exit_continuous(xb_flashchip *f);
 int flashchip_read_reached(const xb_flashchip *f, uint32_t *addr);
-const uint8_t *flashchip_unique_id(void);
-/* Commands decoded since flashchip_new (continuous reads not counted). */
-unsigned flashchip_commands(const xb_flashchip *f);
 
 /* The SSI, IO_QSPI, PADS_QSPI and the boot path around the chip. */
 typedef struct xb_qspi xb_qspi;
@@ -441,7 +465,6 @@ typedef struct xb_qspi xb_qspi;
  * device whose reset hook must run first (it sets the core's registers on a boot2 boot). */
 xb_qspi *qspi_new(xb_board *b, xb_resets *r, xb_err *err);
 void qspi_free(xb_qspi *q);
-xb_flashchip *qspi_chip(xb_qspi *q);
 /* The bootrom's flash functions that touch the SSI and the pins (its host calls). */
 enum xb_rom_flash {
 	XB_ROM_FLASH_CONNECT,       /* connect_internal_flash */
@@ -454,12 +477,8 @@ void qspi_rom_call(xb_qspi *q, enum xb_rom_flash call);
  * vector table the loader found) and sets the reset vector table; the next reset boots. */
 void qspi_select_boot(xb_qspi *q, enum xb_boot_mode want, uint32_t loader_vtor);
 void qspi_boot_info(const xb_qspi *q, struct xb_boot_info *out);
-const char *qspi_boot_name(enum xb_boot_mode m);
 /* The bootrom's boot2 CRC-32 (datasheet 2.8.1.3.1). */
 uint32_t qspi_boot2_crc(const uint8_t *data, size_t len);
-/* 1 when XIP reads work with the SSI and the chip as they are (*why: the reason when
- * not), *penalty: the miss cost in CPU cycles that the XIP read format implies. */
-int qspi_xip_ready(const xb_qspi *q, const char **why, uint32_t *penalty);
 /* The bootrom routes connect_internal_flash, flash_exit_xip, flash_enter_cmd_xip and
  * flash_flush_cache to q (bootrom.c). */
 void bootrom_attach_qspi(xb_bootrom *r, xb_qspi *q);

@@ -143,7 +143,7 @@ static int pico_new_serial(xb_pico *p)
 			dma_dreq_line(p->dma, d, pio_dreq(p->pio[n], d));
 		}
 	}
-	return p->misc ? 0 : -1;
+	return 0;
 }
 
 xb_pico *pico_new(const xb_target *t, const xb_pico_options *o, xb_err *err)
@@ -185,7 +185,7 @@ xb_pico *pico_new(const xb_target *t, const xb_pico_options *o, xb_err *err)
 	p->dma = dma_new(b, p->resets);
 	p->adc = p->dma ? adc_new(b, p->resets) : NULL;
 	p->pwm = p->adc ? pwm_new(b, p->resets, p->dma) : NULL;
-	if (!p->pwm) {
+	if (!p->pwm || pico_new_serial(p)) {
 		xb_fail(err, "target %s: a peripheral's address is already taken", t->name);
 		pico_free(p);
 		return NULL;
@@ -195,11 +195,6 @@ xb_pico *pico_new(const xb_target *t, const xb_pico_options *o, xb_err *err)
 	for (unsigned n = XB_DREQ_UART0_TX; n <= XB_DREQ_UART0_RX; n++)
 		dma_dreq_line(p->dma, n, uart_dreq(p->uart, n));
 	dma_dreq_line(p->dma, XB_DREQ_ADC, adc_dreq(p->adc, XB_DREQ_ADC));
-	if (pico_new_serial(p)) {
-		xb_fail(err, "target %s: a peripheral's address is already taken", t->name);
-		pico_free(p);
-		return NULL;
-	}
 	p->bootrom = bootrom_new(b, err);
 	if (!p->bootrom) {
 		pico_free(p);

@@ -120,9 +120,7 @@ struct xb_pio {
 	int fifo_busy;      /* the last event's catch-up moved FIFO words */
 	uint64_t event;
 	int irq_level[2];
-	int dreq_level[8];
-	xb_dreq_fn dreq_fn;
-	void *dreq_ctx;
+	xb_dreq_lines dreq; /* TX0-3, RX0-3 */
 };
 
 static xb_bus *pio_bus(xb_pio *p)
@@ -199,12 +197,7 @@ static void pio_update(xb_pio *p)
 	/* DREQ_PIOn_TXm while TX FIFO m has room, RXm while RX FIFO m has data (2.5.3.1). */
 	for (unsigned k = 0; k < 8; k++) {
 		const pio_sm *s = &p->sm[k % 4];
-		int want = k < 4 ? s->tx_count < tx_depth(s) : s->rx_count > 0;
-		if (want != p->dreq_level[k]) {
-			p->dreq_level[k] = want;
-			if (p->dreq_fn)
-				p->dreq_fn(p->dreq_ctx, XB_DREQ_PIO0_TX0 + 8 * p->index + k, want);
-		}
+		dreq_lines_set(&p->dreq, k, k < 4 ? s->tx_count < tx_depth(s) : s->rx_count > 0);
 	}
 }
 
@@ -249,14 +242,6 @@ static unsigned thresh(uint32_t shiftctrl, unsigned shift)
 {
 	unsigned t = (shiftctrl >> shift) & 0x1F;
 	return t ? t : 32;
-}
-
-static uint32_t bitrev(uint32_t v)
-{
-	uint32_t r = 0;
-	for (int i = 0; i < 32; i++)
-		r |= ((v >> i) & 1) << (31 - i);
-	return r;
 }
 
 /* The IRQ number an IRQ or WAIT IRQ index names: bit 4 (REL) adds the machine number to
@@ -480,7 +465,7 @@ static int sm_exec(xb_pio *p, unsigned n, uint16_t instr, int *jumped)
 		if (mop == 1)
 			v = ~v;
 		else if (mop == 2)
-			v = bitrev(v);
+			v = periph_bitrev(v);
 		switch (arg1) {
 		case 0: pins_write(p, out_base, out_count, v, 0); break;
 		case 1: s->x = v; break;
@@ -966,16 +951,15 @@ static const xb_device_ops pio_ops = {.read = pio_read, .write = pio_write};
 
 int pio_dreq(xb_pio *p, unsigned dreq)
 {
-	unsigned base = XB_DREQ_PIO0_TX0 + 8 * p->index;
 	pio_catch_up(p, board_cycles(p->board));
 	pio_update(p);
-	return dreq >= base && dreq < base + 8 ? p->dreq_level[dreq - base] : 0;
+	return dreq_lines_level(&p->dreq, dreq);
 }
 
 void pio_set_dreq(xb_pio *p, xb_dreq_fn fn, void *ctx)
 {
-	p->dreq_fn = fn;
-	p->dreq_ctx = ctx;
+	p->dreq.fn = fn;
+	p->dreq.ctx = ctx;
 }
 
 /* RESETS bit 10 or 11 (and a system reset): every register, the instruction memory, the
@@ -1008,6 +992,7 @@ xb_pio *pio_new(xb_board *b, xb_resets *r, xb_gpio *g, unsigned index)
 	p->board = b;
 	p->gpio = g;
 	p->index = index;
+	p->dreq = (xb_dreq_lines){.base = XB_DREQ_PIO0_TX0 + 8 * index, .n = 8};
 	pio_block_reset(p, 1);
 	if (bus_map(board_bus(b), index ? XB_PIO1_BASE : XB_PIO0_BASE, 0x1000,
 		    index ? "PIO1" : "PIO0", &pio_ops, p)) {

@@ -1,8 +1,8 @@
 /* pwm: the RP2040's PWM block on the virtual Pico (datasheet 4.5): eight slices whose
  * counters advance with clk_sys through their 8.4 fractional dividers, computed from
- * virtual time; trailing-edge and phase-correct counting, double-buffered TOP and CC, wrap
+ * virtual time; trailing-edge and phase-correct counting, double-buffered TOP, wrap
  * interrupts (PWM_IRQ_WRAP) and one wrap DREQ per slice. The outputs do not reach the pins
- * and nothing drives the B inputs. */
+ * (so CC, which only shapes them, is a plain register) and nothing drives the B inputs. */
 #include <stdlib.h>
 
 #include "periph.h"
@@ -44,7 +44,7 @@ typedef struct pwm_slice {
 	struct xb_pwm *pwm;
 	unsigned index;
 	uint32_t csr, div, cc, top;
-	uint32_t top_live, cc_live; /* the latched copies in use until the next wrap */
+	uint32_t top_live;   /* the latched TOP in use until the next wrap */
 	uint64_t base_cycle;
 	uint32_t base_ctr;   /* CTR at base_cycle */
 	int base_down;       /* phase-correct: counting down at base_cycle */
@@ -241,7 +241,7 @@ static void pwm_changed(pwm_slice *s)
 {
 	pwm_schedule(s);
 	if (s->pwm->dma)
-		dma_dreq_changed(s->pwm->dma, XB_DREQ_PWM_WRAP0 + s->index);
+		dma_dreq_changed(s->pwm->dma);
 }
 
 static void pwm_wrap_event(xb_board *b, void *ctx)
@@ -252,8 +252,8 @@ static void pwm_wrap_event(xb_board *b, void *ctx)
 	s->event_id = 0;
 	pwm_sync(p);
 	pwm_update_irq(p);
-	if (s->top != s->top_live || s->cc != s->cc_live) {
-		/* The latched copies take the written values at the wrap (4.5.2.3). */
+	if (s->top != s->top_live) {
+		/* The latched copy takes the written value at the wrap (4.5.2.3). */
 		uint64_t w = pwm_wraps(s);
 		uint64_t at = pwm_wrap_cycle(s, w);
 		s->base_cycle = at;
@@ -261,7 +261,6 @@ static void pwm_wrap_event(xb_board *b, void *ctx)
 		s->base_down = 0;
 		s->base_wraps = w;
 		s->top_live = s->top;
-		s->cc_live = s->cc;
 		pwm_changed(s);
 		return;
 	}
@@ -285,6 +284,15 @@ static const xb_dreq_pulse_ops pwm_dreq_ops = {
 
 /* ---- Registers ---- */
 
+/* EN: the slices' CSR_EN bits side by side. */
+static uint32_t pwm_en(const xb_pwm *p)
+{
+	uint32_t en = 0;
+	for (unsigned n = 0; n < PWM_SLICES; n++)
+		en |= (p->s[n].csr & PWM_CSR_EN) << n;
+	return en;
+}
+
 static uint32_t pwm_read(void *ctx, uint32_t off, unsigned size)
 {
 	(void)size;
@@ -300,12 +308,7 @@ static uint32_t pwm_read(void *ctx, uint32_t off, unsigned size)
 		}
 	}
 	switch (off) {
-	case PWM_EN: {
-		uint32_t en = 0;
-		for (unsigned n = 0; n < PWM_SLICES; n++)
-			en |= (p->s[n].csr & PWM_CSR_EN) << n;
-		return en;
-	}
+	case PWM_EN: return pwm_en(p);
 	case PWM_INTR:
 		pwm_sync(p);
 		return p->intr;
@@ -328,9 +331,8 @@ static void pwm_set_csr(pwm_slice *s, uint32_t v)
 	uint32_t old = s->csr;
 	s->csr = v & PWM_CSR_STORED;
 	if (!(old & PWM_CSR_EN) && (s->csr & PWM_CSR_EN)) {
-		/* Enabling: the latched copies start from the registers. */
+		/* Enabling: the latched TOP starts from the register. */
 		s->top_live = s->top;
-		s->cc_live = s->cc;
 	}
 	if ((old ^ s->csr) & PWM_CSR_PH_CORRECT)
 		s->base_down = 0;
@@ -366,11 +368,8 @@ static void pwm_slice_write(pwm_slice *s, uint32_t reg, uint32_t value, enum xb_
 		pwm_changed(s);
 		return;
 	case PWM_CC:
+		/* CC's latch at the wrap is not modelled: the outputs do not reach the pins. */
 		s->cc = bus_alias_apply(s->cc, value, op);
-		if (!pwm_running(s))
-			s->cc_live = s->cc;
-		else
-			pwm_schedule(s);
 		return;
 	case PWM_TOP:
 		s->top = periph_rw(s->top, value, op, 0xFFFF);
@@ -395,9 +394,7 @@ static void pwm_write(void *ctx, uint32_t off, uint32_t value, unsigned size,
 	}
 	switch (off) {
 	case PWM_EN: {
-		uint32_t en = 0;
-		for (unsigned n = 0; n < PWM_SLICES; n++)
-			en |= (p->s[n].csr & PWM_CSR_EN) << n;
+		uint32_t en = pwm_en(p);
 		uint32_t nv = periph_rw(en, value, op, 0xFF);
 		/* All slices change together: the same cycle for every one (the EN register). */
 		for (unsigned n = 0; n < PWM_SLICES; n++)

@@ -362,8 +362,9 @@ static void rn_submit_rx(xb_rndishost *r, rn_slot *s)
 	usbnet_submit(r->h, s, r, XB_USBMON_BULK, r->in_ep, s->buf, r->rx_size, rn_rx_done);
 }
 
-static int rn_submit_tx(xb_rndishost *r, rn_slot *s, const uint8_t *frame, size_t len)
+static int rn_submit_tx(void *drv, rn_slot *s, const uint8_t *frame, size_t len)
 {
+	xb_rndishost *r = drv;
 	uint8_t *b = s->buf;
 	memset(b, 0, PACKET_HDR);
 	put32(b, MSG_PACKET);
@@ -457,25 +458,9 @@ static void rn_tx_done(xb_urb *u)
 {
 	rn_slot *s = (rn_slot *)u;
 	xb_rndishost *r = s->owner;
-	if (u->status == XB_URB_OK) {
-		r->stats.tx_frames++;
-		r->stats.tx_bytes += s->frame_len;
-	} else {
-		r->stats.tx_errors++;
-		if (u->status == XB_URB_EPIPE && !r->closing)
-			usbhost_clear_halt(r->h, r->out_ep, NULL, NULL);
-	}
-	if (r->closing)
-		return;
-	if (r->opt.tx_done)
-		r->opt.tx_done(r->opt.tx_ctx, s->frame_len, u->status, u->done_cycle);
-	size_t len;
-	uint8_t *f = r->up ? usbnet_queue_pop(&r->q, &len) : NULL;
-	if (!f)
-		return;
-	if (rn_submit_tx(r, s, f, len))
-		r->stats.tx_dropped++;
-	free(f);
+	if (u->status == XB_URB_EPIPE && !r->closing)
+		usbhost_clear_halt(r->h, r->out_ep, NULL, NULL);
+	usbnet_tx_complete(s, &r->opt, &r->q, &r->stats, r->closing, &r->up, rn_submit_tx, r);
 }
 
 int rndishost_send(xb_rndishost *r, const uint8_t *frame, size_t len)
@@ -485,19 +470,7 @@ int rndishost_send(xb_rndishost *r, const uint8_t *frame, size_t len)
 		r->stats.tx_dropped++;
 		return -1;
 	}
-	rn_slot *s = usbnet_idle_tx(r->tx, r->opt.tx_urbs, r->q.count);
-	if (s) {
-		if (rn_submit_tx(r, s, frame, len)) {
-			r->stats.tx_dropped++;
-			return -1;
-		}
-		return 0;
-	}
-	if (usbnet_queue_push(&r->q, frame, len)) {
-		r->stats.tx_dropped++;
-		return -1;
-	}
-	return 0;
+	return usbnet_xmit(r->tx, r->opt.tx_urbs, &r->q, &r->stats, rn_submit_tx, r, frame, len);
 }
 
 /* ---- Binding ---- */

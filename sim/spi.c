@@ -55,9 +55,7 @@ static const uint8_t spi_ids[8] = {0x22, 0x10, 0x34, 0x00, 0x0D, 0xF0, 0x05, 0xB
 struct xb_spi {
 	xb_board *board;
 	unsigned index;
-	xb_dreq_fn dreq_fn;
-	void *dreq_ctx;
-	int dreq_level[2]; /* TX, RX */
+	xb_dreq_lines dreq; /* TX, RX */
 	uint32_t cr0, cr1, cpsr, imsc, ris, dmacr;
 	uint16_t tx[SPI_FIFO_DEPTH], rx[SPI_FIFO_DEPTH];
 	unsigned tx_head, tx_count, rx_head, rx_count;
@@ -68,7 +66,6 @@ struct xb_spi {
 	int slave_reported;
 	/* the external device: the last frame it received */
 	uint16_t device_last;
-	uint64_t frames_out;
 	/* the burst being reported */
 	char line[200];
 	size_t line_len;
@@ -79,11 +76,6 @@ struct xb_spi {
 static xb_bus *spi_bus(xb_spi *s)
 {
 	return board_bus(s->board);
-}
-
-uint64_t spi_frames_out(const xb_spi *s)
-{
-	return s->frames_out;
 }
 
 static unsigned spi_bits(const xb_spi *s)
@@ -117,30 +109,19 @@ static void spi_update(xb_spi *s)
 		s->irq_level = level;
 		board_irq_set(s->board, XB_IRQ_SPI0 + s->index, level);
 	}
-	int want[2] = {
-		(s->dmacr & DMA_TXDMAE) && s->tx_count < SPI_FIFO_DEPTH,
-		(s->dmacr & DMA_RXDMAE) && s->rx_count > 0,
-	};
-	for (int k = 0; k < 2; k++) {
-		if (want[k] != s->dreq_level[k]) {
-			s->dreq_level[k] = want[k];
-			if (s->dreq_fn)
-				s->dreq_fn(s->dreq_ctx, XB_DREQ_SPI0_TX + 2 * s->index + k,
-					   want[k]);
-		}
-	}
+	dreq_lines_set(&s->dreq, 0, (s->dmacr & DMA_TXDMAE) && s->tx_count < SPI_FIFO_DEPTH);
+	dreq_lines_set(&s->dreq, 1, (s->dmacr & DMA_RXDMAE) && s->rx_count > 0);
 }
 
 int spi_dreq(const xb_spi *s, unsigned dreq)
 {
-	unsigned base = XB_DREQ_SPI0_TX + 2 * s->index;
-	return dreq >= base && dreq < base + 2 ? s->dreq_level[dreq - base] : 0;
+	return dreq_lines_level(&s->dreq, dreq);
 }
 
 void spi_set_dreq(xb_spi *s, xb_dreq_fn fn, void *ctx)
 {
-	s->dreq_fn = fn;
-	s->dreq_ctx = ctx;
+	s->dreq.fn = fn;
+	s->dreq.ctx = ctx;
 }
 
 /* ---- The report of frames sent to the external device ---- */
@@ -212,7 +193,6 @@ static void spi_event(xb_board *b, void *ctx)
 	} else {
 		in = s->device_last & mask;
 		s->device_last = s->cur & mask;
-		s->frames_out++;
 		spi_log_frame(s, s->cur & mask);
 	}
 	if (s->rx_count < SPI_FIFO_DEPTH) {
@@ -370,6 +350,7 @@ xb_spi *spi_new(xb_board *b, xb_resets *r, unsigned index)
 	xb_spi *s = xcalloc(1, sizeof *s);
 	s->board = b;
 	s->index = index;
+	s->dreq = (xb_dreq_lines){.base = XB_DREQ_SPI0_TX + 2 * index, .n = 2};
 	spi_block_reset(s, 1);
 	if (bus_map(board_bus(b), index ? XB_SPI1_BASE : XB_SPI0_BASE, 0x1000,
 		    index ? "SPI1" : "SPI0", &spi_ops, s)) {

@@ -101,12 +101,9 @@ struct xb_qspi {
 	uint32_t io_intr, io_inte[3], io_intf[3];
 	uint32_t pads[7];
 	/* XIP */
-	int xip_ok;
-	char xip_why[160];
 	uint32_t penalty, ref_serial, target_penalty;
 	/* boot */
 	xb_boot_info boot;
-	uint32_t loader_vtor;
 };
 
 /* Report-once bits. */
@@ -487,8 +484,6 @@ static void qspi_xip_eval(xb_qspi *q)
 			why = "the flash does not answer the SSI's XIP read format with data "
 			      "(SPI_CTRLR0 command, address, mode bits, lanes)";
 	}
-	q->xip_ok = why == NULL;
-	snprintf(q->xip_why, sizeof q->xip_why, "%s", why ? why : "");
 	if (!why) {
 		uint32_t s = qspi_serial_cycles(q, q->ctrlr0, q->spi_ctrlr0, q->baudr & 0xFFFF,
 						q->rsd);
@@ -970,23 +965,12 @@ static void qspi_reset(xb_board *b, void *ctx)
 	qspi_xip_eval(q);
 }
 
-const char *qspi_boot_name(enum xb_boot_mode m)
-{
-	switch (m) {
-	case XB_BOOT_AUTO: return "auto";
-	case XB_BOOT_DIRECT: return "direct";
-	case XB_BOOT_BOOT2: return "boot2";
-	}
-	return "?";
-}
-
 void qspi_select_boot(xb_qspi *q, enum xb_boot_mode want, uint32_t loader_vtor)
 {
 	xb_board *b = q->board;
 	uint32_t size;
 	const uint8_t *flash = board_flash(b, &size);
 	uint32_t flash_vectors = board_target(b)->flash_base + 0x100;
-	q->loader_vtor = loader_vtor;
 	q->boot.requested = want;
 	q->boot.usb_boot = 0;
 	int valid = size >= 256 && qspi_boot2_check(q, flash);
@@ -1000,20 +984,6 @@ void qspi_select_boot(xb_qspi *q, enum xb_boot_mode want, uint32_t loader_vtor)
 void qspi_boot_info(const xb_qspi *q, xb_boot_info *out)
 {
 	*out = q->boot;
-}
-
-int qspi_xip_ready(const xb_qspi *q, const char **why, uint32_t *penalty)
-{
-	if (why)
-		*why = q->xip_why;
-	if (penalty)
-		*penalty = q->penalty;
-	return q->xip_ok;
-}
-
-xb_flashchip *qspi_chip(xb_qspi *q)
-{
-	return q->chip;
 }
 
 xb_qspi *qspi_new(xb_board *b, xb_resets *r, xb_err *err)

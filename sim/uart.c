@@ -53,9 +53,7 @@ struct xb_uart {
 	uint64_t sent;
 	int irq_level;
 	/* DMA requests (DMACR.TXDMAE/RXDMAE): the listener and the levels it last heard. */
-	xb_dreq_fn dreq_fn;
-	void *dreq_ctx;
-	int dreq_level[2];
+	xb_dreq_lines dreq;
 };
 
 uint64_t uart_tx_count(const xb_uart *u)
@@ -93,23 +91,16 @@ int uart_dreq(const xb_uart *u, unsigned dreq)
 
 void uart_set_dreq(xb_uart *u, xb_dreq_fn fn, void *ctx)
 {
-	u->dreq_fn = fn;
-	u->dreq_ctx = ctx;
+	u->dreq.fn = fn;
+	u->dreq.ctx = ctx;
 }
 
 /* Tells the listener of every change; call it after anything that moves the FIFO level or
  * DMACR. */
 static void uart_update_dreq(xb_uart *u)
 {
-	for (unsigned i = 0; i < 2; i++) {
-		unsigned dreq = XB_DREQ_UART0_TX + 2 * u->index + i;
-		int level = uart_dreq(u, dreq);
-		if (level != u->dreq_level[i]) {
-			u->dreq_level[i] = level;
-			if (u->dreq_fn)
-				u->dreq_fn(u->dreq_ctx, dreq, level);
-		}
-	}
+	for (unsigned i = 0; i < 2; i++)
+		dreq_lines_set(&u->dreq, i, uart_dreq(u, u->dreq.base + i));
 }
 
 static void uart_send(xb_uart *u, uint8_t byte)
@@ -248,6 +239,7 @@ xb_uart *uart_new_index(xb_board *b, xb_resets *r, unsigned index, xb_uart_byte_
 	xb_uart *u = xcalloc(1, sizeof *u);
 	u->board = b;
 	u->index = index;
+	u->dreq = (xb_dreq_lines){.base = XB_DREQ_UART0_TX + 2 * index, .n = 2};
 	u->fn = fn;
 	u->ctx = ctx;
 	uart_block_reset(u, 1);

@@ -110,6 +110,42 @@ void usbnet_unlink(xb_usbhost *h, usbnet_slot *s, unsigned n)
 			usbhost_unlink(h, &s[i].urb);
 }
 
+int usbnet_xmit(usbnet_slot *tx, unsigned n, usbnet_queue *q, xb_ecmhost_stats *st,
+		usbnet_xmit_fn xmit, void *drv, const uint8_t *frame, size_t len)
+{
+	/* keep the order: frames already waiting go first */
+	usbnet_slot *s = usbnet_idle_tx(tx, n, q->count);
+	if (s ? xmit(drv, s, frame, len) : usbnet_queue_push(q, frame, len)) {
+		st->tx_dropped++;
+		return -1;
+	}
+	return 0;
+}
+
+void usbnet_tx_complete(usbnet_slot *s, const xb_ecmhost_options *opt, usbnet_queue *q,
+			xb_ecmhost_stats *st, int closing, const int *up, usbnet_xmit_fn xmit,
+			void *drv)
+{
+	const xb_urb *u = &s->urb;
+	if (u->status == XB_URB_OK) {
+		st->tx_frames++;
+		st->tx_bytes += s->frame_len;
+	} else {
+		st->tx_errors++;
+	}
+	if (closing)
+		return;
+	if (opt->tx_done)
+		opt->tx_done(opt->tx_ctx, s->frame_len, u->status, u->done_cycle);
+	size_t len;
+	uint8_t *f = *up ? usbnet_queue_pop(q, &len) : NULL;
+	if (!f)
+		return;
+	if (xmit(drv, s, f, len))
+		st->tx_dropped++;
+	free(f);
+}
+
 /* ---- Options and link ---- */
 
 void usbnet_options(xb_ecmhost_options *opt, const xb_ecmhost_options *o)

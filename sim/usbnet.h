@@ -71,4 +71,17 @@ uint8_t *usbnet_queue_pop(usbnet_queue *q, size_t *len);
 void usbnet_queue_clear(usbnet_queue *q);
 void usbnet_queue_free(usbnet_queue *q);
 
+/* One frame per bulk OUT transfer (CDC-ECM, RNDIS): xmit frames and submits it in s. */
+typedef int (*usbnet_xmit_fn)(void *drv, usbnet_slot *s, const uint8_t *frame, size_t len);
+/* usbnet_start_xmit: the frame goes into the first idle one of n tx slots, else waits in q
+ * (order kept); a failure counts as dropped. 0, or -1 when it was dropped. The caller has
+ * checked that the interface is up and the length. */
+int usbnet_xmit(usbnet_slot *tx, unsigned n, usbnet_queue *q, xb_ecmhost_stats *st,
+		usbnet_xmit_fn xmit, void *drv, const uint8_t *frame, size_t len);
+/* A one-frame bulk OUT URB completed: counts it, then (unless closing) tells opt->tx_done
+ * and, while *up (read after the callback), gives s the next waiting frame. */
+void usbnet_tx_complete(usbnet_slot *s, const xb_ecmhost_options *opt, usbnet_queue *q,
+			xb_ecmhost_stats *st, int closing, const int *up, usbnet_xmit_fn xmit,
+			void *drv);
+
 #endif

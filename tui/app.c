@@ -305,16 +305,11 @@ static int open_session(xb_app *a, const char *elf)
 		uint8_t *addrs[] = {a->peer_ip, a->device_ip};
 		for (int i = 0; i < 2; i++) {
 			const char *text = options_text(&a->opt, addr_opts[i]);
-			unsigned q[4];
-			char end;
-			if (!text || sscanf(text, "%u.%u.%u.%u%c", &q[0], &q[1], &q[2], &q[3], &end) != 4 ||
-			    q[0] > 255 || q[1] > 255 || q[2] > 255 || q[3] > 255) {
+			if (xb_parse_ipv4(text, addrs[i]) != 0) {
 				fprintf(stderr, "xipbench workbench: --%s needs an IPv4 address (got '%s')\n",
 					addr_opts[i], text ? text : "");
 				return -1;
 			}
-			for (int k = 0; k < 4; k++)
-				addrs[i][k] = (uint8_t)q[k];
 		}
 		if (memcmp(a->peer_ip, a->device_ip, 4) == 0) {
 			fprintf(stderr, "xipbench workbench: the virtual host and the board need different "
@@ -322,7 +317,7 @@ static int open_session(xb_app *a, const char *elf)
 			return -1;
 		}
 		so.virt.peer_ip = a->peer_ip;
-		int given = a->opt.v[options_find("device-ip") - workbench_options].from > 0;
+		int given = options_from(&a->opt, "device-ip") > 0;
 		so.virt.device_ip = given || !options_flag(&a->opt, "dhcp") ? a->device_ip : NULL;
 		so.virt.dhcp = options_flag(&a->opt, "dhcp");
 		so.virt.speed = options_number(&a->opt, "speed");
@@ -394,8 +389,7 @@ static int open_build_folder(xb_app *a, xb_err *err)
 	const char *opt = z ? "--zephyr" : "--pico-sdk";
 	static const char *const replaced[] = {"elf", "map"};
 	for (size_t i = 0; i < 2; i++) {
-		const xb_option_def *d = options_find(replaced[i]);
-		if (a->opt.v[d - workbench_options].from >= 2)
+		if (options_from(&a->opt, replaced[i]) >= 2)
 			return xb_fail(err, "%s finds the ELF and the map: no --%s with it", opt,
 				       replaced[i]);
 	}

@@ -548,6 +548,11 @@ int options_flag(const xb_options *o, const char *name)
 	return value_of(o, name)->num != 0;
 }
 
+int options_from(const xb_options *o, const char *name)
+{
+	return value_of(o, name)->from;
+}
+
 /* ---- Help ---- */
 
 /* What an option takes and its default: " (0..10000; default 50)". */

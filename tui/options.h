@@ -100,6 +100,8 @@ char *options_config_path(void);
 const char *options_text(const xb_options *o, const char *name); /* NULL when unset */
 double options_number(const xb_options *o, const char *name);
 int options_flag(const xb_options *o, const char *name);
+/* Where the value came from: 0 default, 1 config file, 2 command line, 3 :set. */
+int options_from(const xb_options *o, const char *name);
 
 /* The options part of --help, from the table ("  --theme NAME   colour theme ... (default
  * dark)"), and the same as a config file template (every option commented out with its

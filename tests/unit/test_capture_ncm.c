@@ -211,12 +211,6 @@ static void make_frames(size_t k)
 	}
 }
 
-static void decode(uint8_t proto, const uint8_t *b, uint32_t captured, uint32_t len,
-		   frames_decoded *d)
-{
-	frames_decode(proto, b, captured, len, d);
-}
-
 /* Datagram i of d is frame j of make_frames. */
 static void assert_dgram(const frames_decoded *d, size_t i, const uint8_t *b, size_t j)
 {
@@ -235,14 +229,14 @@ static void test_ncm_well_formed(void **state)
 	make_frames(6);
 	/* one datagram, NDP after it */
 	uint32_t len = ntb_frames(&n, 0, 0, 0, frp, frl, 1, 1);
-	decode(XB_FRAMES_PROTO_NCM, n.b, len, len, &d);
+	frames_decode(XB_FRAMES_PROTO_NCM, n.b, len, len, &d);
 	assert_string_equal(d.err, "");
 	assert_int_equal(d.n, 1);
 	assert_int_equal(d.d[0].off, 12);
 	assert_dgram(&d, 0, n.b, 0);
 	/* three in one NDP, the NDP first (as Linux's cdc_ncm sends them) */
 	len = ntb_frames(&n, 0, 0, 1, frp, frl, 3, 3);
-	decode(XB_FRAMES_PROTO_NCM, n.b, len, len, &d);
+	frames_decode(XB_FRAMES_PROTO_NCM, n.b, len, len, &d);
 	assert_string_equal(d.err, "");
 	assert_int_equal(d.n, 3);
 	assert_int_equal(d.d[0].off, 12 + 8 + 4 * 4);
@@ -251,7 +245,7 @@ static void test_ncm_well_formed(void **state)
 	/* six in three chained NDPs, both orders */
 	for (int first = 0; first < 2; first++) {
 		len = ntb_frames(&n, 0, 0, first, frp, frl, 6, 2);
-		decode(XB_FRAMES_PROTO_NCM, n.b, len, len, &d);
+		frames_decode(XB_FRAMES_PROTO_NCM, n.b, len, len, &d);
 		assert_string_equal(d.err, "");
 		assert_int_equal(d.n, 6);
 		for (size_t i = 0; i < 6; i++)
@@ -259,7 +253,7 @@ static void test_ncm_well_formed(void **state)
 	}
 	/* NCM1: each datagram ends with its CRC, which is not part of the frame */
 	len = ntb_frames(&n, 0, 1, 0, frp, frl, 4, 2);
-	decode(XB_FRAMES_PROTO_NCM, n.b, len, len, &d);
+	frames_decode(XB_FRAMES_PROTO_NCM, n.b, len, len, &d);
 	assert_string_equal(d.err, "");
 	assert_int_equal(d.n, 4);
 	for (size_t i = 0; i < 4; i++) {
@@ -272,7 +266,7 @@ static void test_ncm_well_formed(void **state)
 	for (int crc = 0; crc < 2; crc++) {
 		len = ntb_frames(&n, 1, crc, crc, frp, frl, 5, 2);
 		assert_memory_equal(n.b, "ncmh", 4);
-		decode(XB_FRAMES_PROTO_NCM, n.b, len, len, &d);
+		frames_decode(XB_FRAMES_PROTO_NCM, n.b, len, len, &d);
 		assert_string_equal(d.err, "");
 		assert_int_equal(d.n, 5);
 		for (size_t i = 0; i < 5; i++)
@@ -297,12 +291,12 @@ static void test_ncm_terminators(void **state)
 	ndp_set(&n, ndp, 2, b, frl[1]);     /* not read */
 	ndp_set(&n, ndp, 3, 0xFFFF, 0xFFFF); /* not read either */
 	uint32_t len = ntb_end(&n);
-	decode(XB_FRAMES_PROTO_NCM, n.b, len, len, &d);
+	frames_decode(XB_FRAMES_PROTO_NCM, n.b, len, len, &d);
 	assert_string_equal(d.err, "");
 	assert_int_equal(d.n, 1);
 	assert_dgram(&d, 0, n.b, 0);
 	ndp_set(&n, ndp, 1, 0, frl[1]); /* zero index: the end too */
-	decode(XB_FRAMES_PROTO_NCM, n.b, len, len, &d);
+	frames_decode(XB_FRAMES_PROTO_NCM, n.b, len, len, &d);
 	assert_string_equal(d.err, "");
 	assert_int_equal(d.n, 1);
 	/* an empty NDP chained before a full one */
@@ -312,36 +306,44 @@ static void test_ncm_terminators(void **state)
 	ndp = ntb_ndp(&n, 0, 1);
 	ndp_set(&n, ndp, 0, a, frl[2]);
 	len = ntb_end(&n);
-	decode(XB_FRAMES_PROTO_NCM, n.b, len, len, &d);
+	frames_decode(XB_FRAMES_PROTO_NCM, n.b, len, len, &d);
 	assert_string_equal(d.err, "");
 	assert_int_equal(d.n, 1);
 	assert_dgram(&d, 0, n.b, 2);
 	/* wBlockLength 0: the block ends with the transfer; bytes after wBlockLength are not
 	 * read (a host's padding up to its NTB size) */
 	le16w(n.b + 8, 0);
-	decode(XB_FRAMES_PROTO_NCM, n.b, len, len, &d);
+	frames_decode(XB_FRAMES_PROTO_NCM, n.b, len, len, &d);
 	assert_string_equal(d.err, "");
 	assert_int_equal(d.n, 1);
 	le16w(n.b + 8, len);
 	memset(n.b + len, 0, 100);
-	decode(XB_FRAMES_PROTO_NCM, n.b, len + 100, len + 100, &d);
+	frames_decode(XB_FRAMES_PROTO_NCM, n.b, len + 100, len + 100, &d);
 	assert_string_equal(d.err, "");
 	assert_int_equal(d.n, 1);
 	frames_decoded_free(&d);
 }
 
-/* One malformed NTB: decoded with its first fault described, and the frames before it. */
-static void expect_fault(const ntb *n, uint32_t captured, uint32_t len, size_t frames,
-			 const char *err)
+/* One transfer decoded with its first fault described (err, "" for none), and the
+ * frames before it: frames 0 .. frames of make_frames. */
+static void expect_decoded(uint8_t proto, const uint8_t *b, uint32_t captured, uint32_t len,
+			   size_t frames, const char *err)
 {
 	frames_decoded d = {0};
-	frames_decode(XB_FRAMES_PROTO_NCM, n->b, captured, len, &d);
+	frames_decode(proto, b, captured, len, &d);
 	if (strcmp(d.err, err) != 0)
 		fail_msg("got \"%s\", want \"%s\"", d.err, err);
 	assert_int_equal(d.n, frames);
 	for (size_t i = 0; i < frames; i++)
-		assert_dgram(&d, i, n->b, i);
+		assert_dgram(&d, i, b, i);
 	frames_decoded_free(&d);
+}
+
+/* One malformed NTB. */
+static void expect_fault(const ntb *n, uint32_t captured, uint32_t len, size_t frames,
+			 const char *err)
+{
+	expect_decoded(XB_FRAMES_PROTO_NCM, n->b, captured, len, frames, err);
 }
 
 /* Three datagrams in one NDP after them (at 12, 76, 148, the NDP at 232). */
@@ -535,14 +537,7 @@ static void test_ncm_malformed_chain(void **state)
 static void expect_rndis(const rnd *r, uint32_t captured, uint32_t len, size_t frames,
 			 const char *err)
 {
-	frames_decoded d = {0};
-	frames_decode(XB_FRAMES_PROTO_RNDIS, r->b, captured, len, &d);
-	if (strcmp(d.err, err) != 0)
-		fail_msg("got \"%s\", want \"%s\"", d.err, err);
-	assert_int_equal(d.n, frames);
-	for (size_t i = 0; i < frames; i++)
-		assert_dgram(&d, i, r->b, i);
-	frames_decoded_free(&d);
+	expect_decoded(XB_FRAMES_PROTO_RNDIS, r->b, captured, len, frames, err);
 }
 
 static void test_rndis_well_formed(void **state)
@@ -788,17 +783,22 @@ typedef struct sent {
 	size_t n;
 } sent;
 
+/* Frames f[0 .. k) sent in direction in, into s (when not NULL). */
+static void sent_add(sent *s, uint8_t *const *fp, const uint32_t *fl, size_t k, int in)
+{
+	for (size_t i = 0; s && i < k; i++) {
+		memcpy(s->f[s->n], fp[i], fl[i]);
+		s->len[s->n] = fl[i];
+		s->in[s->n++] = in;
+	}
+}
+
 /* k frames in one OUT transfer at t_us (its 'C' 100 us later); ECM: k transfers. */
 static void send_out(cap_writer *w, enum framing f, uint8_t *const *fp, const uint32_t *fl,
 		     size_t k, uint64_t t_us, sent *s)
 {
 	static uint8_t buf[65536];
-	for (size_t i = 0; i < k; i++)
-		if (s) {
-			memcpy(s->f[s->n], fp[i], fl[i]);
-			s->len[s->n] = fl[i];
-			s->in[s->n++] = 0;
-		}
+	sent_add(s, fp, fl, k, 0);
 	if (f == F_ECM) {
 		for (size_t i = 0; i < k; i++)
 			cap_out(w, 2, fp[i], fl[i], 0, t_us * CAP_US, (t_us + 100) * CAP_US, 0);
@@ -813,12 +813,7 @@ static void send_in(cap_writer *w, enum framing f, uint8_t *const *fp, const uin
 		    size_t k, uint64_t t_us, sent *s)
 {
 	static uint8_t buf[65536];
-	for (size_t i = 0; i < k; i++)
-		if (s) {
-			memcpy(s->f[s->n], fp[i], fl[i]);
-			s->len[s->n] = fl[i];
-			s->in[s->n++] = 1;
-		}
+	sent_add(s, fp, fl, k, 1);
 	if (f == F_ECM) {
 		for (size_t i = 0; i < k; i++)
 			cap_in(w, 2, fp[i], fl[i], 2048, (t_us - 50) * CAP_US, t_us * CAP_US, 0);
@@ -848,30 +843,20 @@ static void echo_traffic(cap_writer *w, enum framing f, int descriptors, sent *s
 	/* 1, 2 */
 	ql[0] = (uint32_t)cap_icmp(q[0], 1, 0x4242, 1, 56);
 	ql[1] = (uint32_t)cap_icmp(q[1], 1, 0x4242, 2, 56);
-	send_out(w, f, qp, ql, f == F_ECM ? 1 : 2, 1000, s);
-	if (f == F_ECM)
-		send_out(w, f, qp + 1, ql + 1, 1, 1000, s);
+	send_out(w, f, qp, ql, 2, 1000, s);
 	al[0] = (uint32_t)cap_icmp(a[0], 0, 0x4242, 1, 56);
 	al[1] = (uint32_t)cap_icmp(a[1], 0, 0x4242, 2, 56);
-	send_in(w, f, ap, al, f == F_ECM ? 1 : 2, 1800, s);
-	if (f == F_ECM)
-		send_in(w, f, ap + 1, al + 1, 1, 1800, s);
+	send_in(w, f, ap, al, 2, 1800, s);
 	/* 3, UDP 0, UDP 1 */
 	ql[0] = (uint32_t)cap_icmp(q[0], 1, 0x4242, 3, 56);
 	ql[1] = (uint32_t)cap_udp(q[1], 1, 40000, 7, 0, 64);
 	ql[2] = (uint32_t)cap_udp(q[2], 1, 40000, 7, 1, 64);
-	if (f == F_ECM)
-		for (int i = 0; i < 3; i++)
-			send_out(w, f, qp + i, ql + i, 1, 21000, s);
-	else
-		send_out(w, f, qp, ql, 3, 21000, s);
+	send_out(w, f, qp, ql, 3, 21000, s);
 	al[0] = (uint32_t)cap_icmp(a[0], 0, 0x4242, 3, 56);
 	send_in(w, f, ap, al, 1, 21700, s);
 	al[1] = (uint32_t)cap_udp(a[1], 0, 40000, 7, 0, 64);
 	al[2] = (uint32_t)cap_udp(a[2], 0, 40000, 7, 1, 64);
-	send_in(w, f, ap + 1, al + 1, f == F_ECM ? 1 : 2, 22000, s);
-	if (f == F_ECM)
-		send_in(w, f, ap + 2, al + 2, 1, 22000, s);
+	send_in(w, f, ap + 1, al + 1, 2, 22000, s);
 	/* 4: lost */
 	ql[0] = (uint32_t)cap_icmp(q[0], 1, 0x4242, 4, 56);
 	send_out(w, f, qp, ql, 1, 41000, s);
@@ -880,18 +865,14 @@ static void echo_traffic(cap_writer *w, enum framing f, int descriptors, sent *s
 	send_out(w, f, qp, ql, 1, 61000, s);
 	al[0] = (uint32_t)cap_arp(a[0]);
 	al[1] = (uint32_t)cap_icmp(a[1], 0, 0x4242, 5, 1400);
-	send_in(w, f, ap, al, f == F_ECM ? 1 : 2, 61900, s);
-	if (f == F_ECM)
-		send_in(w, f, ap + 1, al + 1, 1, 61900, s);
+	send_in(w, f, ap, al, 2, 61900, s);
 	/* 6: answered twice */
 	ql[0] = (uint32_t)cap_icmp(q[0], 1, 0x4242, 6, 56);
 	send_out(w, f, qp, ql, 1, 81000, s);
 	al[0] = (uint32_t)cap_icmp(a[0], 0, 0x4242, 6, 56);
 	al[1] = al[0];
 	memcpy(a[1], a[0], al[0]);
-	send_in(w, f, ap, al, f == F_ECM ? 1 : 2, 81750, s);
-	if (f == F_ECM)
-		send_in(w, f, ap + 1, al + 1, 1, 81750, s);
+	send_in(w, f, ap, al, 2, 81750, s);
 }
 
 /* Writes n bytes to dir/name. */
@@ -914,9 +895,8 @@ static void write_eth(const char *dir, const char *name, size_t n, const uint8_t
 	for (size_t i = 0; i < n; i++)
 		cap += 16 + len[i];
 	uint8_t *b = xmalloc(cap);
-	static const uint8_t head[24] = {0xD4, 0xC3, 0xB2, 0xA1, 2, 0, 4, 0, 0, 0, 0, 0,
-					 0,    0,    0,    0,    0, 0, 1, 0, 1, 0, 0, 0};
-	memcpy(b, head, 24);
+	usbmon_pcap_header(b, 65536);
+	le32w(b + 20, 1); /* Ethernet, not usbmon */
 	used = 24;
 	for (size_t i = 0; i < n; i++) {
 		uint64_t t = time_ns ? time_ns[i] : T0 + i * 1000000000ull;
@@ -1160,6 +1140,11 @@ static void test_descriptors(void **state)
 	assert_int_equal(frames_proto_parse("NCM"), XB_FRAMES_PROTO_NCM);
 	assert_int_equal(frames_proto_parse("rndis"), XB_FRAMES_PROTO_RNDIS);
 	assert_int_equal(frames_proto_parse("eem"), -1);
+	assert_int_equal(frames_proto_parse("Auto"), XB_FRAMES_PROTO_AUTO);
+	assert_string_equal(frames_proto_key(XB_FRAMES_PROTO_NCM), "ncm");
+	assert_string_equal(frames_proto_key(XB_FRAMES_PROTO_AUTO), "unknown");
+	assert_int_equal(frames_proto_parse(frames_proto_key(XB_FRAMES_PROTO_RNDIS)),
+			 XB_FRAMES_PROTO_RNDIS);
 }
 
 /* Transfers over several URBs: 64-byte packets until the NTB's block length (or the last

@@ -187,4 +187,13 @@ static inline const char *tp_netdev_elf(void)
 			"netdev.elf");
 }
 
+#ifdef fail_msg /* with cmocka.h before this header */
+/* Fails unless the program's output holds line. */
+static inline void tp_expect_line(const char *out, const char *line)
+{
+	if (!out || !strstr(out, line))
+		fail_msg("expected \"%s\" in the output:\n%s", line, out ? out : "(none)");
+}
+#endif
+
 #endif

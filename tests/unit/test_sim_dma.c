@@ -50,12 +50,6 @@ static run run_on(xb_pico *p, const char *name)
 	return r;
 }
 
-static void expect_line(const char *out, const char *line)
-{
-	if (!out || !strstr(out, line))
-		fail_msg("expected \"%s\" in the output:\n%s", line, out ? out : "(none)");
-}
-
 /* The number after "key " on its line. */
 static unsigned long value_of(const char *out, const char *key)
 {
@@ -79,23 +73,23 @@ static void test_dma_copy_program(void **state)
 	(void)state;
 	tp_log log;
 	run r = run_on(tp_pico(&log, 0), "dma_copy");
-	expect_line(r.out, "channels 12\n");
+	tp_expect_line(r.out, "channels 12\n");
 	/* 256 words then, chained, 64 bytes: 320 items at one per cycle (datasheet 2.5.1),
 	 * plus the polling loop and the IRQ handler that runs at the end. */
 	expect_range(r.out, "copy cycles ", 320, 380);
-	expect_line(r.out, "irq count 1\n");
-	expect_line(r.out, "irq ints 2\n"); /* only channel 1: channel 0 is IRQ_QUIET */
-	expect_line(r.out, "copy mismatches 0\n");
-	expect_line(r.out, "ch0 read advanced 1024\n");
-	expect_line(r.out, "ch0 count 0\nch0 tcr 256\nch0 busy 0\n");
-	expect_line(r.out, "ring 0000000a 0000000b 0000000c 0000000d 0000000a 0000000b 0000000c "
+	tp_expect_line(r.out, "irq count 1\n");
+	tp_expect_line(r.out, "irq ints 2\n"); /* only channel 1: channel 0 is IRQ_QUIET */
+	tp_expect_line(r.out, "copy mismatches 0\n");
+	tp_expect_line(r.out, "ch0 read advanced 1024\n");
+	tp_expect_line(r.out, "ch0 count 0\nch0 tcr 256\nch0 busy 0\n");
+	tp_expect_line(r.out, "ring 0000000a 0000000b 0000000c 0000000d 0000000a 0000000b 0000000c "
 			   "0000000d 0000000a 0000000b 0000000c 0000000d 0000000a 0000000b "
 			   "0000000c 0000000d\nring read 0\n");
-	expect_line(r.out, "blocks 'hello world' ints 00000010\n");
-	expect_line(r.out, "paused moved 0\npaused busy 1\nresumed count 0\nresumed last 1\n");
-	expect_line(r.out, "aborted busy 0\naborted intr 0\n");
-	expect_line(r.out, "error flags 1\nerror intr 128\nerror cleared 0\n");
-	expect_line(r.out, "after reset 0\nexit 0\n");
+	tp_expect_line(r.out, "blocks 'hello world' ints 00000010\n");
+	tp_expect_line(r.out, "paused moved 0\npaused busy 1\nresumed count 0\nresumed last 1\n");
+	tp_expect_line(r.out, "aborted busy 0\naborted intr 0\n");
+	tp_expect_line(r.out, "error flags 1\nerror intr 128\nerror cleared 0\n");
+	tp_expect_line(r.out, "after reset 0\nexit 0\n");
 	assert_non_null(strstr(log.last, "DMA channel 7: read bus error at 0xd0000000"));
 	assert_int_equal(r.s.faults, 0);
 	assert_int_equal(r.s.unmapped, 0);
@@ -106,17 +100,17 @@ static void test_dma_sniff_program(void **state)
 {
 	(void)state;
 	run r = run_on(tp_pico(NULL, 0), "dma_sniff");
-	expect_line(r.out, "crc32 0376e6e7\n");  /* CRC-32/MPEG-2 check value */
-	expect_line(r.out, "crc32r cbf43926\n"); /* CRC-32 (zlib) check value */
-	expect_line(r.out, "crc16 000029b1\n");  /* CRC-16/CCITT-FALSE check value */
-	expect_line(r.out, "sum 000001dd\n");    /* '1' + ... + '9' = 477 */
-	expect_line(r.out, "even 00000001\n");   /* 33 one bits */
+	tp_expect_line(r.out, "crc32 0376e6e7\n");  /* CRC-32/MPEG-2 check value */
+	tp_expect_line(r.out, "crc32r cbf43926\n"); /* CRC-32 (zlib) check value */
+	tp_expect_line(r.out, "crc16 000029b1\n");  /* CRC-16/CCITT-FALSE check value */
+	tp_expect_line(r.out, "sum 000001dd\n");    /* '1' + ... + '9' = 477 */
+	tp_expect_line(r.out, "even 00000001\n");   /* 33 one bits */
 	const char *hw = strstr(r.out, "words hw "), *sw = strstr(r.out, "words sw ");
 	assert_non_null(hw);
 	assert_non_null(sw);
 	assert_memory_equal(hw + 9, sw + 9, 8);
 	assert_memory_not_equal(hw + 9, "ffffffff", 8);
-	expect_line(r.out, "residue 00000000\ncopied 00000001\nexit 0\n");
+	tp_expect_line(r.out, "residue 00000000\ncopied 00000001\nexit 0\n");
 	pico_free(r.p);
 }
 
@@ -125,7 +119,7 @@ static void test_dma_timer_program(void **state)
 	(void)state;
 	run r = run_on(tp_pico(NULL, 0), "dma_timer");
 	/* X/Y = 1/1250: a request every 1250 cycles, 10 us of the 1 us TIMER. */
-	expect_line(r.out, "timer0 steps 10 10 10 10 10 10 10 10 10 10 10\n");
+	tp_expect_line(r.out, "timer0 steps 10 10 10 10 10 10 10 10 10 10 10\n");
 	/* 12 requests: the last at 12 * 1250 cycles after the timer's write. */
 	expect_range(r.out, "timer0 cycles ", 15000, 15030);
 	/* 3/1000: the 30th request at ceil(30 * 1000 / 3) = 10000 cycles. */
@@ -141,15 +135,15 @@ static void test_dma_uart_program(void **state)
 	(void)state;
 	run r = run_on(tp_pico(NULL, 0), "dma_uart");
 	const char *msg = "dma says: the quick brown fox jumps over the lazy dog\n";
-	expect_line(r.out, "no txdmae left 54\n");
+	tp_expect_line(r.out, "no txdmae left 54\n");
 	/* 54 bytes: 32 fill the FIFO of the stopped transmitter, 22 wait. */
-	expect_line(r.out, "fifo full left 22 dreq 0\n");
-	expect_line(r.out, "no fifo left 53\n");
+	tp_expect_line(r.out, "fifo full left 22 dreq 0\n");
+	tp_expect_line(r.out, "no fifo left 53\n");
 	int copies = 0;
 	for (const char *l = r.out; (l = strstr(l, msg)) != NULL; l++)
 		copies++;
 	assert_int_equal(copies, 3);
-	expect_line(r.out, "streamed 54 bytes in ");
+	tp_expect_line(r.out, "streamed 54 bytes in ");
 	pico_free(r.p);
 }
 
@@ -165,7 +159,7 @@ static void test_adc_program(void **state)
 {
 	(void)state;
 	run r = run_on(tp_pico(NULL, 0), "adc_dma");
-	expect_line(r.out, "once busy 1\n");
+	tp_expect_line(r.out, "once busy 1\n");
 	/* 96 cycles of the 48 MHz clk_adc: 2 us, 250 cycles at 125 MHz; the polling loop
 	 * adds a few. */
 	expect_range(r.out, "once cycles ", 250, 275);
@@ -173,15 +167,15 @@ static void test_adc_program(void **state)
 	expect_range(r.out, "temp mC ", 26500, 27500);
 	/* 100 back-to-back conversions: 200 us. */
 	expect_range(r.out, "many cycles ", 25000, 25040);
-	expect_line(r.out, "many same 100\n");
+	tp_expect_line(r.out, "many same 100\n");
 	/* DIV.INT 479: one conversion per 480 clk_adc cycles (10 us); the 20th ends 19 * 10
 	 * + 2 us after START_MANY. */
 	expect_range(r.out, "div cycles ", 24000, 24040);
-	expect_line(r.out, "ain0 byte 0\nain0 result 0\n");
-	expect_line(r.out, "rrobin 0 876 0 876 0 876\n");
-	expect_line(r.out, "full level 4\nfull flags 3\nover cleared 0\n");
-	expect_line(r.out, "irq drained 4\nirq level left 0\n");
-	expect_line(r.out, "exit 0\n");
+	tp_expect_line(r.out, "ain0 byte 0\nain0 result 0\n");
+	tp_expect_line(r.out, "rrobin 0 876 0 876 0 876\n");
+	tp_expect_line(r.out, "full level 4\nfull flags 3\nover cleared 0\n");
+	tp_expect_line(r.out, "irq drained 4\nirq level left 0\n");
+	tp_expect_line(r.out, "exit 0\n");
 	assert_int_equal(r.s.faults, 0);
 	assert_int_equal(r.s.unmapped, 0);
 	pico_free(r.p);
@@ -195,10 +189,10 @@ static void test_adc_program(void **state)
 	unsigned raw = temp_raw(40.0);
 	assert_int_equal(value_of(r.out, "temp raw "), raw);
 	expect_range(r.out, "temp mC ", 39500, 40500);
-	expect_line(r.out, "ain0 byte 128\nain0 result 2048\n");
+	tp_expect_line(r.out, "ain0 byte 128\nain0 result 2048\n");
 	char line[64];
 	snprintf(line, sizeof line, "rrobin 2048 %u 2048 %u 2048 %u\n", raw, raw, raw);
-	expect_line(r.out, line);
+	tp_expect_line(r.out, line);
 	pico_free(p);
 }
 
@@ -206,10 +200,10 @@ static void test_pwm_program(void **state)
 {
 	(void)state;
 	run r = run_on(tp_pico(NULL, 0), "pwm_wrap");
-	expect_line(r.out, "reset top 65535\nreset div 16\n");
+	tp_expect_line(r.out, "reset top 65535\nreset div 16\n");
 	/* (999 + 1) * 2.5 and 2 * (99 + 1) * 4 cycles between wrap interrupts. */
-	expect_line(r.out, "trailing 2500 2500 2500 2500 2500 2500 2500 ints 1\n");
-	expect_line(r.out, "phase 800 800 800 800 800 800 800 ints 8\n");
+	tp_expect_line(r.out, "trailing 2500 2500 2500 2500 2500 2500 2500 ints 1\n");
+	tp_expect_line(r.out, "phase 800 800 800 800 800 800 800 ints 8\n");
 	/* 250 * 17/16 = 265.625 cycles: the fractional divider alternates 265 and 266. */
 	const char *l = strstr(r.out, "fraction ");
 	assert_non_null(l);
@@ -222,17 +216,17 @@ static void test_pwm_program(void **state)
 		sum += v[i];
 	}
 	assert_true(sum == 1859 || sum == 1860);
-	expect_line(r.out, " ints 32\n");
+	tp_expect_line(r.out, " ints 32\n");
 	/* DIV 1: the counter counts clk_sys cycles. */
 	unsigned long moved = value_of(r.out, "counter moved ");
 	assert_true(moved > 100);
 	assert_int_equal(moved, value_of(r.out, "systick moved "));
-	expect_line(r.out, "stopped holds 1\n");
-	expect_line(r.out, "in step 3\n"); /* the second read is one APB read (3 cycles) later */
+	tp_expect_line(r.out, "stopped holds 1\n");
+	tp_expect_line(r.out, "in step 3\n"); /* the second read is one APB read (3 cycles) later */
 	/* Ten CC writes, one per wrap of TOP 499 at DIV 1: 5000 cycles. */
 	expect_range(r.out, "dma wraps cycles ", 5000, 5030);
-	expect_line(r.out, "dma last cc 1000\n");
-	expect_line(r.out, "exit 0\n");
+	tp_expect_line(r.out, "dma last cc 1000\n");
+	tp_expect_line(r.out, "exit 0\n");
 	pico_free(r.p);
 }
 

@@ -42,12 +42,6 @@ static run run_program(const char *name, const char *ext, int strict, tp_log *lo
 	return r;
 }
 
-static void expect_line(const char *out, const char *line)
-{
-	if (!out || !strstr(out, line))
-		fail_msg("expected \"%s\" in the output:\n%s", line, out ? out : "(none)");
-}
-
 static void test_crc32(void **state)
 {
 	(void)state;
@@ -66,9 +60,9 @@ static void test_crc32(void **state)
 	}
 	char line[64];
 	snprintf(line, sizeof line, "crc32 data %08x\n", ~crc);
-	expect_line(r.out, "crc32 check cbf43926\n");
-	expect_line(r.out, line);
-	expect_line(r.out, "exit 0\n");
+	tp_expect_line(r.out, "crc32 check cbf43926\n");
+	tp_expect_line(r.out, line);
+	tp_expect_line(r.out, "exit 0\n");
 	assert_int_equal(r.s.faults, 0);
 	assert_int_equal(r.s.unmapped, 0);
 	assert_true(r.s.instructions > 100000);
@@ -98,8 +92,8 @@ static void test_sort(void **state)
 	qsort(v, 1000, sizeof v[0], cmp_u32);
 	char line[96];
 	snprintf(line, sizeof line, "sort v0 %08x v500 %08x v999 %08x\n", v[0], v[500], v[999]);
-	expect_line(r.out, "sort ordered\n");
-	expect_line(r.out, line);
+	tp_expect_line(r.out, "sort ordered\n");
+	tp_expect_line(r.out, line);
 	pico_free(r.p);
 }
 
@@ -110,23 +104,23 @@ static void test_arith64_and_divider(void **state)
 	uint64_t big = 0x123456789ABCDEFull, p = 1000000007;
 	int64_t s = -1234567890123456789ll;
 	char line[128];
-	expect_line(r.out, "fact20 2432902008176640000\n");
+	tp_expect_line(r.out, "fact20 2432902008176640000\n");
 	snprintf(line, sizeof line, "max/7 %llu\nmax%%7 %llu\n",
 		 (unsigned long long)(UINT64_MAX / 7), (unsigned long long)(UINT64_MAX % 7));
-	expect_line(r.out, line);
+	tp_expect_line(r.out, line);
 	snprintf(line, sizeof line, "big*p %llu\nbig/p %llu\nbig>>13 %llu\n",
 		 (unsigned long long)(big * p), (unsigned long long)(big / p),
 		 (unsigned long long)(big >> 13));
-	expect_line(r.out, line);
+	tp_expect_line(r.out, line);
 	snprintf(line, sizeof line, "sdiv %lld smod %lld\n", (long long)(s / 1000),
 		 (long long)(s % 1000));
-	expect_line(r.out, line);
-	expect_line(r.out, "hwdiv 100 / 7 = 14 r 2\n");
-	expect_line(r.out, "hwdiv -100 / 7 = -14 r -2\n");
-	expect_line(r.out, "hwdiv 100 / -7 = -14 r 2\n");
-	expect_line(r.out, "hwdiv 100 / 0 = -1 r 100\n");
-	expect_line(r.out, "hwdiv -100 / 0 = 1 r -100\n");
-	expect_line(r.out, "hwudiv 100 / 0 = ffffffff\n");
+	tp_expect_line(r.out, line);
+	tp_expect_line(r.out, "hwdiv 100 / 7 = 14 r 2\n");
+	tp_expect_line(r.out, "hwdiv -100 / 7 = -14 r -2\n");
+	tp_expect_line(r.out, "hwdiv 100 / -7 = -14 r 2\n");
+	tp_expect_line(r.out, "hwdiv 100 / 0 = -1 r 100\n");
+	tp_expect_line(r.out, "hwdiv -100 / 0 = 1 r -100\n");
+	tp_expect_line(r.out, "hwudiv 100 / 0 = ffffffff\n");
 	pico_free(r.p);
 }
 
@@ -159,7 +153,7 @@ static void test_timer_alarm_irqs(void **state)
 {
 	(void)state;
 	run r = run_program("alarm", "elf", 0, NULL);
-	expect_line(r.out, "armed 0000000f\n");
+	tp_expect_line(r.out, "armed 0000000f\n");
 	const unsigned want[3][2] = {{0, 100}, {1, 200}, {3, 400}};
 	const char *l = r.out;
 	for (int i = 0; i < 3; i++) {
@@ -172,7 +166,7 @@ static void test_timer_alarm_irqs(void **state)
 		assert_true(at >= want[i][1] && at <= want[i][1] + 2);
 		l++;
 	}
-	expect_line(r.out, "fired 3 armed 00000000\n");
+	tp_expect_line(r.out, "fired 3 armed 00000000\n");
 	assert_int_equal(r.s.exceptions, 3);
 	pico_free(r.p);
 }
@@ -181,16 +175,16 @@ static void test_flash_through_bootrom(void **state)
 {
 	(void)state;
 	run r = run_program("flash", "elf", 0, NULL);
-	expect_line(r.out, "rom magic ok\n");
-	expect_line(r.out, "rom unknown 00000000\n");
+	tp_expect_line(r.out, "rom magic ok\n");
+	tp_expect_line(r.out, "rom unknown 00000000\n");
 	const char *l = strstr(r.out, "flash erase ");
 	unsigned erase, program;
 	assert_non_null(l);
 	assert_int_equal(sscanf(l, "flash erase %u us program %u us", &erase, &program), 2);
 	assert_true(erase >= 45000 && erase <= 45002); /* one 4 KB sector */
 	assert_true(program >= 400 && program <= 402); /* one 256-byte page */
-	expect_line(r.out, " us verify ok\n");
-	expect_line(r.out, "rom popcount 16 clz 19 ctz 12 rev 80000000 mem ZZxy\n");
+	tp_expect_line(r.out, " us verify ok\n");
+	tp_expect_line(r.out, "rom popcount 16 clz 19 ctz 12 rev 80000000 mem ZZxy\n");
 	pico_free(r.p);
 }
 
@@ -199,7 +193,7 @@ static void test_strict_unmapped(void **state)
 	(void)state;
 	tp_log log;
 	run r = run_program("unmapped", "elf", 0, &log);
-	expect_line(r.out, "read 00000000\nexit 0\n");
+	tp_expect_line(r.out, "read 00000000\nexit 0\n");
 	assert_int_equal(r.s.faults, 0);
 	assert_int_equal(r.s.unmapped, 1);
 	assert_non_null(strstr(log.last, "0xa0000000"));

@@ -14,12 +14,6 @@
 
 #define BUDGET 125000000u
 
-static void expect_line(const char *out, const char *line)
-{
-	if (!out || !strstr(out, line))
-		fail_msg("expected \"%s\" in the output:\n%s", line, out ? out : "(none)");
-}
-
 static xb_pico *run_qspi(tp_log *log)
 {
 	xb_pico *p = tp_pico(log, 0);
@@ -59,9 +53,9 @@ static void test_flash_do_cmd(void **state)
 	xb_pico *p = run_qspi(&log);
 	const char *out = pico_uart_output(p, NULL);
 	/* A direct start: the SSI as boot2_w25q080 (divider 2) leaves it. */
-	expect_line(out, "ssi ctrlr0 005f0300 spi_ctrlr0 a0002022 baudr 2\n");
-	expect_line(out, "unique id 78697062656e6368\n"); /* "xipbench" */
-	expect_line(out, "jedec id ef4015 sr2 02\n");     /* W25Q16JV, QE set */
+	tp_expect_line(out, "ssi ctrlr0 005f0300 spi_ctrlr0 a0002022 baudr 2\n");
+	tp_expect_line(out, "unique id 78697062656e6368\n"); /* "xipbench" */
+	tp_expect_line(out, "jedec id ef4015 sr2 02\n");     /* W25Q16JV, QE set */
 	/* 16 uncached reads: EBh quad at SCKDV 2 (8 address+mode, 4 wait, 16 data clocks, RX
 	 * delay 1: 57 cycles, the target's 70 per miss), then 03h serial at SCKDV 6 (8 + 24 +
 	 * 64 clocks: 576 cycles): 519 more per miss. */
@@ -77,7 +71,7 @@ static void test_flash_do_cmd(void **state)
 	assert_int_equal(sscanf(l, "ssi erase %u us program %u", &erase, &prog), 2);
 	assert_in_range(erase, 45000, 45300);
 	assert_in_range(prog, 400, 700);
-	expect_line(out, " us verify ok\n");
+	tp_expect_line(out, " us verify ok\n");
 	xb_boot_info bi;
 	pico_boot_info(p, &bi);
 	assert_int_equal(bi.used, XB_BOOT_DIRECT); /* rt.c's boot2 is zeros */
@@ -122,9 +116,9 @@ static void test_boot2(void **state)
 	assert_int_equal(pico_run(p, BUDGET), XB_PICO_HALTED);
 	const char *out = pico_uart_output(p, NULL) + len0;
 	/* boot2 set the SSI up itself and jumped to the vector table. */
-	expect_line(out, "ssi ctrlr0 005f0300 spi_ctrlr0 a0002022 baudr 2\n");
-	expect_line(out, "unique id 78697062656e6368\n");
-	expect_line(out, " us verify ok\n");
+	tp_expect_line(out, "ssi ctrlr0 005f0300 spi_ctrlr0 a0002022 baudr 2\n");
+	tp_expect_line(out, "unique id 78697062656e6368\n");
+	tp_expect_line(out, " us verify ok\n");
 	xb_boot_info bi;
 	pico_boot_info(p, &bi);
 	assert_int_equal(bi.used, XB_BOOT_BOOT2);

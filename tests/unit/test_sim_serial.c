@@ -56,7 +56,8 @@ typedef struct run {
 	logbuf log;
 } run;
 
-static void run_program(run *r, const char *name)
+/* Runs tests/data/pico/NAME.elf until it halts, without faults or unmapped accesses. */
+static void run_once(run *r, const char *name)
 {
 	r->p = new_pico(&r->log);
 	char *path = tp_program_path(name, "elf");
@@ -70,23 +71,23 @@ static void run_program(run *r, const char *name)
 	if (stop != XB_PICO_HALTED)
 		fail_msg("%s ended %s at 0x%08x; output: %s", name, pico_stop_name(stop), r->s.pc,
 			 r->out);
+	assert_int_equal(r->s.faults, 0);
+	assert_int_equal(r->s.unmapped, 0);
+}
+
+/* run_once for a program that runs its sequence twice: r->pass1 is the warm pass. */
+static void run_program(run *r, const char *name)
+{
+	run_once(r, name);
 	r->pass1 = strstr(r->out, "pass 1\n");
 	if (!r->pass1)
 		fail_msg("%s: no second pass in:\n%s", name, r->out);
-	assert_int_equal(r->s.faults, 0);
-	assert_int_equal(r->s.unmapped, 0);
 }
 
 static void end_run(run *r)
 {
 	pico_free(r->p);
 	sb_free(&r->log.sb);
-}
-
-static void expect_line(const char *out, const char *line)
-{
-	if (!out || !strstr(out, line))
-		fail_msg("expected \"%s\" in:\n%s", line, out ? out : "(none)");
 }
 
 /* The number after prefix in out (the first occurrence). */
@@ -125,17 +126,21 @@ static void test_i2c_program(void **state)
 	run r;
 	run_program(&r, "i2c");
 	const char *o = r.pass1;
-	expect_line(o, "i2c comp 44570140 000f0f00 status 00000006\n");
-	expect_line(o, "i2c write rc 3 ");
-	expect_line(o, "i2c read 11 22 b7 b6\n");        /* written, then the power-on pattern */
-	expect_line(o, "i2c read2 rc 4 b1 b0 b3 b2\n");  /* k ^ 0xA5 from 0x14 on */
-	expect_line(o, "i2c nak rc -1 abrt 00000001 ");  /* ABRT_7B_ADDR_NOACK, nothing flushed */
-	expect_line(o, "i2c stop irq 1\n");              /* STOP_DET unmasked: I2C0_IRQ pending */
-	expect_line(o, "i2c fast rc 1 ");
-	expect_line(r.out, "exit 0\n");
+	tp_expect_line(o, "i2c comp 44570140 000f0f00 status 00000006\n");
+	tp_expect_line(o, "i2c write rc 3 ");
+	tp_expect_line(o, "i2c read 11 22 b7 b6\n");        /* written, then the power-on pattern */
+	tp_expect_line(o, "i2c read2 rc 4 b1 b0 b3 b2\n");  /* k ^ 0xA5 from 0x14 on */
+	tp_expect_line(o, "i2c nak rc -1 abrt 00000001 ");  /* ABRT_7B_ADDR_NOACK, nothing flushed */
+	tp_expect_line(o, "i2c stop irq 1\n");              /* STOP_DET unmasked: I2C0_IRQ pending */
+	tp_expect_line(o, "i2c fast rc 1 ");
+	tp_expect_line(r.out, "exit 0\n");
 	/* 100 kHz: 1304 cycles a period (the SDK's 1250-cycle target plus SPKLEN + 8). */
 	uint64_t p100 = sdk_scl_cycles(100000), p400 = sdk_scl_cycles(400000);
 	assert_int_equal(p100, 1304);
+	/* The program ends at 400 kHz: the counts it left give the same period. */
+	assert_int_equal(tp_read(r.p, 0x40044000u + 0x1C) + tp_read(r.p, 0x40044000u + 0xA0) + 7 +
+				 tp_read(r.p, 0x40044000u + 0x20) + 1,
+			 p400);
 	assert_int_equal(p400, 332);
 	/* START + address + three bytes + STOP = 1 + 9 + 27 + 1 periods. */
 	expect_cycles("a 3-byte write", number_after(o, "i2c write rc 3 cycles "), 38 * p100, 400);
@@ -147,9 +152,9 @@ static void test_i2c_program(void **state)
 		      20 * p400, 200);
 	/* The target's log: both passes, each transfer on one line. */
 	const char *log = r.log.sb.buf;
-	expect_line(log, "I2C0 write to 0x50: 10 11 22\n");
-	expect_line(log, "I2C0 read from 0x50: 11 22 b7 b6\n");
-	expect_line(log, "I2C0 write to 0x23: NAK (no target)\n");
+	tp_expect_line(log, "I2C0 write to 0x50: 10 11 22\n");
+	tp_expect_line(log, "I2C0 read from 0x50: 11 22 b7 b6\n");
+	tp_expect_line(log, "I2C0 write to 0x23: NAK (no target)\n");
 	end_run(&r);
 }
 
@@ -292,8 +297,8 @@ static void test_i2c_target_address(void **state)
 		assert_int_equal(tp_read(p, I2C1 + 0x80), k ? 1u : 0u);
 		tp_read(p, I2C1 + 0x40); /* IC_CLR_INTR */
 	}
-	expect_line(log.sb.buf, "I2C1 write to 0x3c: 42\n");
-	expect_line(log.sb.buf, "I2C1 write to 0x50: NAK (no target)\n");
+	tp_expect_line(log.sb.buf, "I2C1 write to 0x3c: 42\n");
+	tp_expect_line(log.sb.buf, "I2C1 write to 0x50: NAK (no target)\n");
 	pico_free(p);
 	sb_free(&log.sb);
 }
@@ -306,18 +311,18 @@ static void test_spi_program(void **state)
 	run r;
 	run_program(&r, "spi");
 	const char *o = r.pass1;
-	expect_line(o, "spi id 00000022 sr 00000003 ris 00000008\n");
+	tp_expect_line(o, "spi id 00000022 sr 00000003 ris 00000008\n");
 	/* The SDK's divider search for 1 MHz: CPSDVSR 2, SCR 62: 125 MHz / 126. */
-	expect_line(o, "spi rate 992063 cpsr 2 scr 62\n");
-	expect_line(o, "spi loopback 000000a0 000000a1 000000a2 000000a3 000000a4 000000a5 "
+	tp_expect_line(o, "spi rate 992063 cpsr 2 scr 62\n");
+	tp_expect_line(o, "spi loopback 000000a0 000000a1 000000a2 000000a3 000000a4 000000a5 "
 		       "000000a6 000000a7\n");
 	/* The device answers each frame with the previous one (4 from the first pass). */
-	expect_line(o, "spi device 00000004 00000001 00000002 00000003\n");
-	expect_line(o, "spi 16-bit 0000beef 00001234\n");
+	tp_expect_line(o, "spi device 00000004 00000001 00000002 00000003\n");
+	tp_expect_line(o, "spi 16-bit 0000beef 00001234\n");
 	/* Nine frames unread: ROR, RX (half full), TX (half empty); ICR clears ROR; RT after
 	 * 32 bit periods. */
-	expect_line(o, "spi overrun ris 0000000d after icr 0000000c\n");
-	expect_line(o, "spi timeout ris 0000000e\n");
+	tp_expect_line(o, "spi overrun ris 0000000d after icr 0000000c\n");
+	tp_expect_line(o, "spi timeout ris 0000000e\n");
 	uint64_t bit = 2 * (1 + 62);
 	uint64_t t8 = number_after(o, "spi loopback cycles ");
 	uint64_t t4 = number_after(o, "spi loopback4 cycles ");
@@ -327,7 +332,7 @@ static void test_spi_program(void **state)
 	assert_true(t8 - t4 >= 4 * 8 * bit - 16 && t8 - t4 <= 4 * 8 * bit + 16);
 	expect_cycles("two 16-bit frames", number_after(o, "spi 16-bit cycles "), 2 * 16 * 4 * 2,
 		      300);
-	expect_line(r.log.sb.buf, "SPI0 sent 8-bit frames: 01 02 03 04\n");
+	tp_expect_line(r.log.sb.buf, "SPI0 sent 8-bit frames: 01 02 03 04\n");
 	end_run(&r);
 }
 
@@ -367,7 +372,7 @@ static void test_spi_registers(void **state)
 	tp_write(p, RESETS + 0x2000, 1u << 17);
 	assert_int_equal(tp_read(p, SPI1 + 0x00), 0);
 	assert_int_equal(tp_read(p, SPI1 + 0x18), 0x8);
-	expect_line(log.sb.buf, "SPI1 sent 4-bit frames: 05 03\n");
+	tp_expect_line(log.sb.buf, "SPI1 sent 4-bit frames: 05 03\n");
 	/* Between SSPDMACR and the ID registers: a hole, reported. */
 	xb_bus *bus = board_bus(b);
 	uint64_t holes = bus_unmapped_count(bus);
@@ -385,13 +390,13 @@ static void test_pio_program(void **state)
 	run r;
 	run_program(&r, "pio");
 	const char *o = r.pass1;
-	expect_line(o, "pio cfginfo 00200404 fstat 0f000f00\n");
+	tp_expect_line(o, "pio cfginfo 00200404 fstat 0f000f00\n");
 	/* Four words in SM0's joined 8-deep TX FIFO; its RX side has no room. */
-	expect_line(o, "pio flevel 00000004 fstat 0e000f01\n");
-	expect_line(o, "pio rx 50 49 4f 21\n");
-	expect_line(o, "pio rx2 00 ff 55 81\n");
-	expect_line(o, "pio irq 00000001 nvic 1 cleared 00000000 0\n");
-	expect_line(o, "pio wait addr 10 released addr 12\n");
+	tp_expect_line(o, "pio flevel 00000004 fstat 0e000f01\n");
+	tp_expect_line(o, "pio rx 50 49 4f 21\n");
+	tp_expect_line(o, "pio rx2 00 ff 55 81\n");
+	tp_expect_line(o, "pio irq 00000001 nvic 1 cleared 00000000 0\n");
+	tp_expect_line(o, "pio wait addr 10 released addr 12\n");
 	/* uart_tx: 8 + 8 + 8 x 8 = 80 machine cycles a byte; after four bytes the fifth PULL
 	 * stalls, one cycle after the enable plus 320 machine cycles. */
 	expect_cycles("4 bytes at divider 10", number_after(o, "pio div 10 cycles "),
@@ -577,30 +582,34 @@ static void test_sysblocks_program(void **state)
 	run r;
 	run_program(&r, "sysblocks");
 	const char *o = r.pass1;
-	expect_line(o, "tbman 00000005\n");         /* ASIC */
-	expect_line(o, "vreg 000010b1\n");          /* 1.10 V, enabled, ROK */
-	expect_line(o, "bod 00000091\n");
-	expect_line(o, "chip_reset 00000100\n");    /* HAD_POR */
-	expect_line(o, "rosc ctrl 00fabaa0\n");
-	expect_line(o, "rosc div 00000ab0\n");
-	expect_line(o, "rosc status 80011000\n");   /* STABLE, DIV_RUNNING, ENABLED */
-	char line[64];
-	snprintf(line, sizeof line, "rosc random %08x\n", rosc_bits(0));
-	expect_line(r.out, line);
-	snprintf(line, sizeof line, "rosc random %08x\n", rosc_bits(32));
-	expect_line(o, line);
-	assert_int_not_equal(rosc_bits(0), rosc_bits(32));
+	tp_expect_line(o, "tbman 00000005\n");         /* ASIC */
+	tp_expect_line(o, "vreg 000010b1\n");          /* 1.10 V, enabled, ROK */
+	tp_expect_line(o, "bod 00000091\n");
+	tp_expect_line(o, "chip_reset 00000100\n");    /* HAD_POR */
+	tp_expect_line(o, "rosc ctrl 00fabaa0\n");
+	tp_expect_line(o, "rosc div 00000ab0\n");
+	tp_expect_line(o, "rosc status 80011000\n");   /* STABLE, DIV_RUNNING, ENABLED */
+	/* Pass 0 reads the first 32 bits of the sequence, pass 1 the next 32: they differ. */
+	const char *r0 = strstr(r.out, "rosc random "), *r1 = strstr(o, "rosc random ");
+	assert_non_null(r0);
+	assert_non_null(r1);
+	assert_true(r0 < o);
+	uint32_t bits0 = (uint32_t)strtoul(r0 + 12, NULL, 16);
+	uint32_t bits1 = (uint32_t)strtoul(r1 + 12, NULL, 16);
+	assert_int_equal(bits0, rosc_bits(0));
+	assert_int_equal(bits1, rosc_bits(32));
+	assert_int_not_equal(bits0, bits1);
 	/* 130 ticks of 104 MHz / 16 = 6.5 MHz: 2500 cycles. */
 	expect_cycles("ROSC COUNT from 130", number_after(o, "rosc count cycles "), 2500, 40);
-	expect_line(o, "rosc bad div 00000abf\n");
-	expect_line(o, "rosc bad status 81011000\n");
-	expect_line(o, "rosc cleared 80011000\n");
-	expect_line(o, "syscfg proc_config 10000000\n");
-	expect_line(o, "syscfg dbgforce 00000066\n");
-	expect_line(o, "syscfg nmi_mask 00800000\n");
-	expect_line(o, "psm done 0001ffff\n");
-	expect_line(o, "busctrl perfsel0 0000001f\n");
-	expect_line(o, "busctrl ack 00000001\n");
+	tp_expect_line(o, "rosc bad div 00000abf\n");
+	tp_expect_line(o, "rosc bad status 81011000\n");
+	tp_expect_line(o, "rosc cleared 80011000\n");
+	tp_expect_line(o, "syscfg proc_config 10000000\n");
+	tp_expect_line(o, "syscfg dbgforce 00000066\n");
+	tp_expect_line(o, "syscfg nmi_mask 00800000\n");
+	tp_expect_line(o, "psm done 0001ffff\n");
+	tp_expect_line(o, "busctrl perfsel0 0000001f\n");
+	tp_expect_line(o, "busctrl ack 00000001\n");
 	end_run(&r);
 }
 
@@ -625,7 +634,7 @@ static void test_sysblocks_registers(void **state)
 	/* DORMANT is reported, not modelled: it reads awake. */
 	tp_write(p, 0x4006000Cu, 0x636F6D61u);
 	assert_int_equal(tp_read(p, 0x4006000Cu), 0x77616B65u);
-	expect_line(log.sb.buf, "ROSC DORMANT is not modelled");
+	tp_expect_line(log.sb.buf, "ROSC DORMANT is not modelled");
 	/* VREG: VSEL writable, ROK follows EN; CHIP_RESET's HAD_POR is read-only. */
 	tp_write(p, 0x40064000u, 0xC1);
 	assert_int_equal(tp_read(p, 0x40064000u), 0x10C1);
@@ -668,25 +677,17 @@ static void test_sysblocks_registers(void **state)
 static void test_uart1(void **state)
 {
 	(void)state;
-	run r = {0};
-	r.p = new_pico(&r.log);
-	char *path = tp_program_path("uart1", "elf");
-	xb_err err;
-	if (pico_load_file(r.p, path, XB_IMAGE_ELF, 0, NULL, &err))
-		fail_msg("%s", err.msg);
-	free(path);
-	assert_int_equal(pico_run(r.p, BUDGET), XB_PICO_HALTED);
-	const char *o = pico_uart_output(r.p, NULL);
+	run r;
+	run_once(&r, "uart1");
+	const char *o = r.out;
 	/* PERIPHID0 0x11; GPIO4 STATUS: OUTFROMPERI, OUTTOPAD, OEFROMPERI, OETOPAD, INFROMPAD,
 	 * INTOPERI (the idle TX line is high and reads back). */
-	expect_line(o, "uart1 periphid 00000011 gpio4 status 000a3300\n");
-	expect_line(o, "uart1 irq 1 uart0 irq 0\n");
-	expect_line(o, "exit 0\n");
+	tp_expect_line(o, "uart1 periphid 00000011 gpio4 status 000a3300\n");
+	tp_expect_line(o, "uart1 irq 1 uart0 irq 0\n");
+	tp_expect_line(o, "exit 0\n");
 	assert_null(strstr(o, "hello"));
-	expect_line(r.log.sb.buf, "UART1: hello from uart1\nUART1: second line\n");
-	pico_summary(r.p, &r.s);
+	tp_expect_line(r.log.sb.buf, "UART1: hello from uart1\nUART1: second line\n");
 	assert_int_equal(r.s.uart_bytes, strlen(o));
-	assert_int_equal(r.s.unmapped, 0);
 	end_run(&r);
 }
 
@@ -698,8 +699,8 @@ static void test_serial_dma(void **state)
 	run r;
 	run_program(&r, "serial_dma");
 	const char *o = r.pass1;
-	expect_line(o, "spi dma same ");
-	expect_line(o, "pio dma same ");
+	tp_expect_line(o, "spi dma same ");
+	tp_expect_line(o, "pio dma same ");
 	expect_cycles("32 SPI frames paced by DREQ 16/17", number_after(o, "spi dma same cycles "),
 		      32 * 8 * 2 * 63, 300);
 	expect_cycles("64 PIO words paced by DREQ 0/4", number_after(o, "pio dma same cycles "),

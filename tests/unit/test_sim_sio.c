@@ -41,12 +41,6 @@ static run run_program(const char *name)
 	return r;
 }
 
-static void expect_line(const char *out, const char *line)
-{
-	if (!out || !strstr(out, line))
-		fail_msg("expected \"%s\" in the output:\n%s", line, out ? out : "(none)");
-}
-
 /* The number after `key` in out. */
 static unsigned long number_after(const char *out, const char *key)
 {
@@ -63,24 +57,24 @@ static void test_divider_program(void **state)
 	(void)state;
 	run r = run_program("sio_div");
 	/* 4000 operand pairs, both signednesses, against libgcc's division. */
-	expect_line(r.out, "div bad 0\n");
+	tp_expect_line(r.out, "div bad 0\n");
 	assert_true(number_after(r.out, "div zero divisors ") > 100);
-	expect_line(r.out, "div min/-1 80000000 00000000\n");
-	expect_line(r.out, "div -7/0 00000001 fffffff9\n");
+	tp_expect_line(r.out, "div min/-1 80000000 00000000\n");
+	tp_expect_line(r.out, "div -7/0 00000001 fffffff9\n");
 	/* READY: reads in the 8 cycles after the divisor write see 0, the 9th cycle 1. */
-	expect_line(r.out, "csr 0 0 0 0 0 0 0 0 1 1\n");
+	tp_expect_line(r.out, "csr 0 0 0 0 0 0 0 0 1 1\n");
 	/* QUOTIENT read one cycle early still holds the previous result (100); on time the
 	 * new one (77 / 7); the early read cleared DIRTY. */
-	expect_line(r.out, "quotient early 100 on time 11 csr 1\n");
+	tp_expect_line(r.out, "quotient early 100 on time 11 csr 1\n");
 	/* CSR: busy+dirty, ready+dirty, still dirty after REMAINDER, clean after QUOTIENT,
 	 * ready+dirty after a result write. */
-	expect_line(r.out, "dirty 2 3 3 1 3\n");
+	tp_expect_line(r.out, "dirty 2 3 3 1 3\n");
 	/* A QUOTIENT write cancels the calculation the operand writes started. */
-	expect_line(r.out, "cancel 42 5\n");
+	tp_expect_line(r.out, "cancel 42 5\n");
 	/* Divides in SysTick handlers interrupting divides in main: the save/restore
 	 * sequence keeps both right, and it did run. */
-	expect_line(r.out, "irq main bad 0\n");
-	expect_line(r.out, "irq handler bad 0\n");
+	tp_expect_line(r.out, "irq main bad 0\n");
+	tp_expect_line(r.out, "irq handler bad 0\n");
 	assert_true(number_after(r.out, "irq count ") > 1000);
 	assert_true(number_after(r.out, "irq saves ") > 10);
 	pico_free(r.p);
@@ -127,23 +121,23 @@ static void test_interpolator_program(void **state)
 	(void)state;
 	run r = run_program("sio_interp");
 	/* 2.3.1.6.1: moving mask over 0x1234abcd, with sign extension; the worked example. */
-	expect_line(r.out, "mask 0000000d 000000c0 00000b00 0000a000 00040000 00300000 02000000 "
+	tp_expect_line(r.out, "mask 0000000d 000000c0 00000b00 0000a000 00040000 00300000 02000000 "
 			   "10000000\n");
-	expect_line(r.out, "masksx fffffffd ffffffc0 fffffb00 ffffa000 00040000 00300000 "
+	tp_expect_line(r.out, "masksx fffffffd ffffffc0 fffffb00 ffffa000 00040000 00300000 "
 			   "02000000 10000000\n");
-	expect_line(r.out, "deadbeef ffffffb0\n");
+	tp_expect_line(r.out, "deadbeef ffffffb0\n");
 	/* Lane result crossover: PEEK0, POP1 pairs. */
-	expect_line(r.out, "cross 124,456 457,124 125,457 458,125 126,458 459,126 127,459 "
+	tp_expect_line(r.out, "cross 124,456 457,124 125,457 458,125 126,458 459,126 127,459 "
 			   "460,127 128,460 461,128\n");
 	/* 2.3.1.6.2: simple blends (the 255/256 gives 998, not 1000). */
-	expect_line(r.out, "blend1 500 582 666 748 832 914 998\n");
-	expect_line(r.out, "blend2s -1000 -672 -336 -8 328 656 992\n");
-	expect_line(r.out, "blend2u fffffc18 d5fffd60 aafffeb0 80fffff8 56000148 2c000290 "
+	tp_expect_line(r.out, "blend1 500 582 666 748 832 914 998\n");
+	tp_expect_line(r.out, "blend2s -1000 -672 -336 -8 328 656 992\n");
+	tp_expect_line(r.out, "blend2u fffffc18 d5fffd60 aafffeb0 80fffff8 56000148 2c000290 "
 			   "010003e0\n");
 	/* Blend mode: PEEK0 = alpha (0x1C2 & 0xFF), FULL = BASE2 + lane 0 only. */
-	expect_line(r.out, "blendlanes 000000c2 1048\n");
+	tp_expect_line(r.out, "blendlanes 000000c2 1048\n");
 	/* Linear interpolation of 16-bit samples (the datasheet's audio upscaling example). */
-	expect_line(r.out, "lerp 0@0 2@64 5@128 7@192 10@0 2@64 -5@128 -13@192 -20@0 -265@64 "
+	tp_expect_line(r.out, "lerp 0@0 2@64 5@128 7@192 10@0 2@64 -5@128 -13@192 -20@0 -265@64 "
 			   "-510@128 -755@192 -1000@0 -625@64 -250@128 125@192\n");
 	/* 2.3.1.6.3: clamp of (i >> 2) signed to [0, 255] for i = -1024 .. 1024 step 256. */
 	char line[160] = "clamp";
@@ -152,19 +146,19 @@ static void test_interpolator_program(void **state)
 		snprintf(line + strlen(line), sizeof line - strlen(line), " %d", v);
 	}
 	strcat(line, "\n");
-	expect_line(r.out, line);
-	expect_line(r.out, "clampu 00000064 00000064 00003039 80000000 80000000\n");
+	tp_expect_line(r.out, line);
+	tp_expect_line(r.out, "clampu 00000064 00000064 00003039 80000000 80000000\n");
 	/* FORCE_MSB: bits 29:28 on the bus, not in the accumulator POP writes. */
-	expect_line(r.out, "forcemsb 20000104 20000104 00000104\n");
+	tp_expect_line(r.out, "forcemsb 20000104 20000104 00000104\n");
 	/* ADD_RAW lane 1: BASE1 + ACCUM1; FULL = BASE2 + both shift-and-mask values. */
-	expect_line(r.out, "addraw 00001002 00002456 00003007\n");
-	expect_line(r.out, "popfull 00003007 00001002 00002456\n");
-	expect_line(r.out, "base10 fffffffe 00008001 fffffffe ffff8001\n");
+	tp_expect_line(r.out, "addraw 00001002 00002456 00003007\n");
+	tp_expect_line(r.out, "popfull 00003007 00001002 00002456\n");
+	tp_expect_line(r.out, "base10 fffffffe 00008001 fffffffe ffff8001\n");
 	/* ACCUM0_ADD: 10 + 5 + 32; reads (47 >> 1) & 0xFF; PEEK0 adds BASE0. */
-	expect_line(r.out, "accumadd 47 23 1023\n");
+	tp_expect_line(r.out, "accumadd 47 23 1023\n");
 	/* OVERF0 | OVERF with MASK 7:0 and ACCUM0 = 0x100; then OVERF1 | OVERF. */
-	expect_line(r.out, "overf 02801c00 03001c00 00003c00\n");
-	expect_line(r.out, "modes 00200000 00400000\n");
+	tp_expect_line(r.out, "overf 02801c00 03001c00 00003c00\n");
+	tp_expect_line(r.out, "modes 00200000 00400000\n");
 	pico_free(r.p);
 }
 
@@ -175,13 +169,13 @@ static void test_multicore_program(void **state)
 	(void)state;
 	run r = run_program("sio_multicore");
 	xb_board *b = pico_board(r.p);
-	expect_line(r.out, "core0 cpuid 0\n");
+	tp_expect_line(r.out, "core0 cpuid 0\n");
 	/* The handshake took the SDK's six words (0, 0, 1, VTOR, SP, entry). */
-	expect_line(r.out, "launch words 6 core1 cpuid 1\n");
-	expect_line(r.out, "fifo received 2000 bad 0\n");
-	expect_line(r.out, "spinlock counter 6000 waits 1 1 free 00000000\n");
-	expect_line(r.out, "systick core1 1 core0 csr 0 interp c0de0001 00000000\n");
-	expect_line(r.out, "core1 spinning at ");
+	tp_expect_line(r.out, "launch words 6 core1 cpuid 1\n");
+	tp_expect_line(r.out, "fifo received 2000 bad 0\n");
+	tp_expect_line(r.out, "spinlock counter 6000 waits 1 1 free 00000000\n");
+	tp_expect_line(r.out, "systick core1 1 core0 csr 0 interp c0de0001 00000000\n");
+	tp_expect_line(r.out, "core1 spinning at ");
 	assert_true(board_core1_running(b));
 	xb_board_counters k;
 	board_counters(b, &k);

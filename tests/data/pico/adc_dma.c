@@ -95,10 +95,7 @@ static void drain(void)
 int main(void)
 {
 	/* adc_init */
-	REG_SET(RESETS_RESET) = RESET_ADC;
-	REG_CLR(RESETS_RESET) = RESET_ADC;
-	while (!(REG(RESETS_DONE) & RESET_ADC))
-		;
+	rt_reset_block(RESET_ADC);
 	ADC_CS = CS_EN;
 	while (!(ADC_CS & CS_READY))
 		;

@@ -203,10 +203,7 @@ int main(void)
 	put_kv("error cleared ", CH(7, CH_CTRL_TRIG));
 
 	/* reset_block / unreset_block_wait put the DMA back to its reset values. */
-	REG_SET(RESETS_RESET) = RESET_DMA;
-	REG_CLR(RESETS_RESET) = RESET_DMA;
-	while (!(REG(RESETS_DONE) & RESET_DMA))
-		;
+	rt_reset_block(RESET_DMA);
 	put_kv("after reset ", CH(0, CH_READ) | CH(0, CH_CTRL_TRIG) | DMA_INTR | DMA_INTE0);
 	return 0;
 }

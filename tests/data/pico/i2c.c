@@ -50,10 +50,7 @@ static void set_baud(uint32_t baud)
 
 static void init(uint32_t baud)
 {
-	REG_SET(RESETS_RESET) = RESET_I2C0;
-	REG_CLR(RESETS_RESET) = RESET_I2C0;
-	while (!(REG(RESETS_DONE) & RESET_I2C0))
-		;
+	rt_reset_block(RESET_I2C0);
 	IC_ENABLE = 0;
 	/* SPEED fast, MASTER_MODE, SLAVE_DISABLE, RESTART_EN, TX_EMPTY_CTRL */
 	IC_CON = 2u << 1 | 1u | 0x40u | 0x20u | 0x100u;

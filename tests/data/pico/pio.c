@@ -118,10 +118,7 @@ static void print_bytes(const char *what, const uint8_t *b)
  * XIP cache, so its cycle counts hold the bus time plus a few cycles of polling. */
 static void sequence(void)
 {
-	REG_SET(RESETS_RESET) = RESET_PIO0;
-	REG_CLR(RESETS_RESET) = RESET_PIO0;
-	while (!(REG(RESETS_DONE) & RESET_PIO0))
-		;
+	rt_reset_block(RESET_PIO0);
 	rt_puts("pio cfginfo ");
 	rt_put_hex(DBG_CFGINFO);
 	rt_puts(" fstat ");

@@ -97,10 +97,7 @@ static void measure(const char *name, unsigned n, uint32_t csr)
 
 int main(void)
 {
-	REG_SET(RESETS_RESET) = RESET_PWM;
-	REG_CLR(RESETS_RESET) = RESET_PWM;
-	while (!(REG(RESETS_DONE) & RESET_PWM))
-		;
+	rt_reset_block(RESET_PWM);
 	put_kv("reset top ", SL(0, SL_TOP));
 	put_kv("reset div ", SL(0, SL_DIV));
 

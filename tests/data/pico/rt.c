@@ -134,11 +134,16 @@ static void rt_unreset_wait(uint32_t bits)
 		;
 }
 
+void rt_reset_block(uint32_t bits)
+{
+	REG_SET(RESETS_RESET) = bits;
+	rt_unreset_wait(bits);
+}
+
 static void rt_pll_init(uint32_t base, uint32_t reset_bit, uint32_t fbdiv, uint32_t pd1,
 			uint32_t pd2)
 {
-	REG_SET(RESETS_RESET) = reset_bit;
-	rt_unreset_wait(reset_bit);
+	rt_reset_block(reset_bit);
 	REG(base + 0x0) = 1;                  /* CS: REFDIV 1 */
 	REG(base + 0x8) = fbdiv;              /* FBDIV_INT */
 	REG_CLR(base + 0x4) = 0x21;           /* PWR: power up PD and VCOPD */

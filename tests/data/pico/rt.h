@@ -76,6 +76,8 @@ void rt_put_dec(uint32_t v);
 void rt_put_dec64(uint64_t v);
 void rt_put_sdec64(int64_t v);
 void rt_put_hex(uint32_t v); /* 8 digits */
+/* Puts blocks (RESETS bits) into reset, takes them out and waits for RESET_DONE. */
+void rt_reset_block(uint32_t bits);
 uint32_t rt_time_us(void);
 uint64_t rt_time_us64(void);
 /* Prints "exit N" and ends the program (BKPT: the debugger halts the core). */

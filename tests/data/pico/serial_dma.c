@@ -47,11 +47,7 @@ static void systick_start(void)
  * XIP cache, so its cycle counts hold the transfer time plus a few cycles of polling. */
 static void sequence(void)
 {
-	REG_SET(RESETS_RESET) = RESET_DMA | RESET_PIO0 | RESET_SPI0;
-	REG_CLR(RESETS_RESET) = RESET_DMA | RESET_PIO0 | RESET_SPI0;
-	while ((REG(RESETS_DONE) & (RESET_DMA | RESET_PIO0 | RESET_SPI0)) !=
-	       (RESET_DMA | RESET_PIO0 | RESET_SPI0))
-		;
+	rt_reset_block(RESET_DMA | RESET_PIO0 | RESET_SPI0);
 
 	/* SPI0: 8-bit frames, CPSDVSR 2, SCR 62 (126 cycles a bit), loopback, DMA on. */
 	for (int i = 0; i < 32; i++)

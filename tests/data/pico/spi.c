@@ -76,10 +76,7 @@ static void print_frames(const uint16_t *f, int n)
  * XIP cache, so its cycle counts hold the bus time plus a few cycles of polling. */
 static void sequence(void)
 {
-	REG_SET(RESETS_RESET) = RESET_SPI0;
-	REG_CLR(RESETS_RESET) = RESET_SPI0;
-	while (!(REG(RESETS_DONE) & RESET_SPI0))
-		;
+	rt_reset_block(RESET_SPI0);
 	rt_puts("spi id ");
 	rt_put_hex(SSPPERIPHID0);
 	rt_puts(" sr ");

@@ -18,10 +18,7 @@ static void put1(const char *s)
 
 int main(void)
 {
-	REG_SET(RESETS_RESET) = RESET_UART1;
-	REG_CLR(RESETS_RESET) = RESET_UART1;
-	while (!(REG(RESETS_DONE) & RESET_UART1))
-		;
+	rt_reset_block(RESET_UART1);
 	REG(IO_BANK0_BASE + 8 * 4 + 4) = 2; /* GPIO4: UART1 TX */
 	uint32_t div = 8 * CPU_HZ / 115200 + 1;
 	REG(UART1 + 0x24) = div >> 7;

@@ -41,27 +41,7 @@ static void ecm_frame_received(void);
 /* The frame given to ecm_send has gone (its IN transfers completed). */
 static void ecm_sent(void);
 
-void *memcpy(void *d, const void *s, unsigned n);
-void *memset(void *d, int c, unsigned n);
 void irq5_handler(void);
-
-/* -ffreestanding still lets the compiler call these. */
-void *memcpy(void *d, const void *s, unsigned n)
-{
-	uint8_t *dd = d;
-	const uint8_t *ss = s;
-	while (n--)
-		*dd++ = *ss++;
-	return d;
-}
-
-void *memset(void *d, int c, unsigned n)
-{
-	uint8_t *dd = d;
-	while (n--)
-		*dd++ = (uint8_t)c;
-	return d;
-}
 
 static const uint8_t device_desc[18] = {
 	18, 1, 0x00, 0x02, 0xEF, 0x02, 0x01, 64,      /* USB 2.0, IAD class triple, EP0 64 */

@@ -7,6 +7,27 @@
 
 #include "sim.h"
 
+/* -ffreestanding still lets the compiler call these; each program includes this once. */
+void *memcpy(void *d, const void *s, unsigned n);
+void *memset(void *d, int c, unsigned n);
+
+void *memcpy(void *d, const void *s, unsigned n)
+{
+	uint8_t *dd = d;
+	const uint8_t *ss = s;
+	while (n--)
+		*dd++ = *ss++;
+	return d;
+}
+
+void *memset(void *d, int c, unsigned n)
+{
+	uint8_t *dd = d;
+	while (n--)
+		*dd++ = (uint8_t)c;
+	return d;
+}
+
 #define ALIAS_SET 0x2000u
 #define ALIAS_CLR 0x3000u
 

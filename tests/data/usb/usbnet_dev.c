@@ -42,27 +42,8 @@ enum {
 #define MPS 64u
 #define NTB_MAX 2048u
 
-void *memcpy(void *d, const void *s, unsigned n);
-void *memset(void *d, int c, unsigned n);
 int memcmp(const void *a, const void *b, unsigned n);
 void irq5_handler(void);
-
-void *memcpy(void *d, const void *s, unsigned n)
-{
-	uint8_t *dd = d;
-	const uint8_t *ss = s;
-	while (n--)
-		*dd++ = *ss++;
-	return d;
-}
-
-void *memset(void *d, int c, unsigned n)
-{
-	uint8_t *dd = d;
-	while (n--)
-		*dd++ = (uint8_t)c;
-	return d;
-}
 
 int memcmp(const void *a, const void *b, unsigned n)
 {

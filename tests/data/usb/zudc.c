@@ -99,27 +99,8 @@ enum {
 #define MPS 64u
 #define FRAME_MAX 1600u
 
-void *memcpy(void *d, const void *s, unsigned n);
-void *memset(void *d, int c, unsigned n);
 void irq5_handler(void);
 void systick_handler(void);
-
-void *memcpy(void *d, const void *s, unsigned n)
-{
-	uint8_t *dd = d;
-	const uint8_t *ss = s;
-	while (n--)
-		*dd++ = *ss++;
-	return d;
-}
-
-void *memset(void *d, int c, unsigned n)
-{
-	uint8_t *dd = d;
-	while (n--)
-		*dd++ = (uint8_t)c;
-	return d;
-}
 
 static const uint8_t device_desc[18] = {
 	18, 1, 0x00, 0x02, 0xEF, 0x02, 0x01, 64, 0xE3, 0x2F, 0x01, 0x00, 0x00, 0x04,
