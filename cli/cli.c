@@ -15,12 +15,44 @@ static const xb_command *const commands[] = {
 	NULL,
 };
 
+/* The command a name starts with: "sim serve" is sim's mode serve. */
 static const xb_command *find_command(const char *name)
 {
+	size_t n = strcspn(name, " ");
 	for (int i = 0; commands[i]; i++)
-		if (strcmp(commands[i]->name, name) == 0)
+		if (strlen(commands[i]->name) == n && strncmp(commands[i]->name, name, n) == 0)
 			return commands[i];
 	return NULL;
+}
+
+/* The synopsis of cmd: the usage text's first line, or for "COMMAND MODE" the line (and
+ * its continuation lines) that names that mode. */
+static void print_synopsis(const xb_command *c, const char *cmd, FILE *f)
+{
+	const char *u = c->usage, *from = u;
+	if (strchr(cmd, ' ')) {
+		char want[64];
+		snprintf(want, sizeof want, "xipbench %s ", cmd);
+		for (const char *l = u; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+			const char *w = l + strspn(l, " ");
+			if (strncmp(w, "usage: ", 7) == 0)
+				w += 7;
+			if (strncmp(w, want, strlen(want)) == 0) {
+				from = l;
+				break;
+			}
+		}
+	}
+	/* continuation lines: indented, going on with options ("   [--pcap FILE]") */
+	const char *end = strchr(from, '\n');
+	while (end && end[1] == ' ' && end[1 + strspn(end + 1, " ")] == '[')
+		end = strchr(end + 1, '\n');
+	int len = end ? (int)(end - from) : (int)strlen(from);
+	const char *w = from + strspn(from, " ");
+	if (from != u && strncmp(w, "xipbench", 8) == 0)
+		fprintf(f, "usage: %.*s\n", len - (int)(w - from), w);
+	else
+		fprintf(f, "%.*s\n", len, from);
 }
 
 static void print_overview(FILE *f)
@@ -63,11 +95,8 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
 	va_end(ap);
 	fputc('\n', stderr);
 	const xb_command *c = find_command(cmd);
-	if (c) {
-		/* the first line of the usage text is the synopsis */
-		const char *nl = strchr(c->usage, '\n');
-		fprintf(stderr, "%.*s\n", nl ? (int)(nl - c->usage) : (int)strlen(c->usage), c->usage);
-	}
+	if (c)
+		print_synopsis(c, cmd, stderr);
 	return XB_EXIT_USAGE;
 }
 

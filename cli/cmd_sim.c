@@ -72,6 +72,27 @@ static int sim_trace_close(const char *cmd, const char *path, sim_trace *t, int 
 /* How the last run's image booted (sim run). */
 static xb_boot_info boot_info;
 
+/* A fault as the report's "NAME  text" line, or as a JSON string (null without one). */
+static void sim_print_fault_text(const char *name, const xb_fault *f)
+{
+	xb_strbuf sb = {0};
+	board_format_fault(f, &sb);
+	printf("%-14s %s\n", name, sb.buf);
+	sb_free(&sb);
+}
+
+static void sim_print_fault_json(const xb_fault *f)
+{
+	if (!f) {
+		printf("null");
+		return;
+	}
+	xb_strbuf sb = {0};
+	board_format_fault(f, &sb);
+	xb_json_string(stdout, sb.buf);
+	sb_free(&sb);
+}
+
 static void sim_print_text(const sim_options *o, const xb_load_info *li,
 			   const xb_pico_summary *s, const sim_net *net)
 {
@@ -100,13 +121,16 @@ static void sim_print_text(const sim_options *o, const xb_load_info *li,
 		printf(" (%.2f %%)", 100.0 * (double)s->xip_hits / (double)s->xip_accesses);
 	printf("\nxip misses     %llu\n", (unsigned long long)s->xip_misses);
 	printf("faults         %llu\n", (unsigned long long)s->faults);
-	if (s->faults) {
-		xb_strbuf sb = {0};
-		board_format_fault(&s->last_fault, &sb);
-		printf("last fault     %s\n", sb.buf);
-		sb_free(&sb);
-	}
+	if (s->faults)
+		sim_print_fault_text("last fault", &s->last_fault);
 	printf("final pc       0x%08x\n", s->pc);
+	if (strcmp(s->core1_state, "absent") != 0) {
+		printf("core 1         %s, pc 0x%08x, %llu instructions, %llu faults\n",
+		       s->core1_state, s->core1_pc, (unsigned long long)s->core1_instructions,
+		       (unsigned long long)s->core1_faults);
+		if (s->core1_faults)
+			sim_print_fault_text("core 1 fault", &s->core1_last_fault);
+	}
 	printf("uart bytes     %llu\n", (unsigned long long)s->uart_bytes);
 	printf("unmapped       %llu\n", (unsigned long long)s->unmapped);
 	printf("timer          %llu us\n", (unsigned long long)s->timer_us);
@@ -171,14 +195,7 @@ static void sim_print_json(const sim_options *o, const xb_load_info *li,
 	       (unsigned long long)s->xip_accesses, (unsigned long long)s->xip_hits,
 	       (unsigned long long)s->xip_misses);
 	printf(", \"faults\": %llu, \"last_fault\": ", (unsigned long long)s->faults);
-	if (s->faults) {
-		xb_strbuf sb = {0};
-		board_format_fault(&s->last_fault, &sb);
-		xb_json_string(stdout, sb.buf);
-		sb_free(&sb);
-	} else {
-		printf("null");
-	}
+	sim_print_fault_json(s->faults ? &s->last_fault : NULL);
 	printf(", \"final_pc\": \"0x%08x\", \"uart_bytes\": %llu, \"unmapped_accesses\": %llu, "
 	       "\"timer_us\": %llu",
 	       s->pc, (unsigned long long)s->uart_bytes, (unsigned long long)s->unmapped,
@@ -188,6 +205,12 @@ static void sim_print_json(const sim_options *o, const xb_load_info *li,
 	       loader_boot_name(boot_info.requested), loader_boot_name(boot_info.used),
 	       boot_info.boot2_valid ? "true" : "false", boot_info.crc_computed, boot_info.crc_image,
 	       boot_info.usb_boot ? "true" : "false");
+	printf(", \"core1\": {\"state\": \"%s\", \"pc\": \"0x%08x\", \"instructions\": %llu, "
+	       "\"faults\": %llu, \"last_fault\": ",
+	       s->core1_state, s->core1_pc, (unsigned long long)s->core1_instructions,
+	       (unsigned long long)s->core1_faults);
+	sim_print_fault_json(s->core1_faults ? &s->core1_last_fault : NULL);
+	printf("}");
 	if (s->usb_boot)
 		printf(", \"usb_boot\": {\"activity_gpio_mask\": %u, \"disable_interface_mask\": %u}",
 		       s->usb_boot_gpio_mask, s->usb_boot_disable_mask);
@@ -513,6 +536,8 @@ static int run_sim(int argc, char **argv)
 			mode = 1 << i;
 	if (!mode)
 		return cli_usage_error(cmd, "expected 'run', 'serve' or 'measure'");
+	/* errors and usage name the mode: "xipbench sim serve: ..." */
+	cmd = mode == SIM_SERVE ? "sim serve" : mode == SIM_MEASURE ? "sim measure" : "sim run";
 	sim_options o = {0};
 	int rc = sim_parse(cmd, mode, argc - 1, argv + 1, &o);
 	if (rc < 0)

@@ -995,6 +995,25 @@ uint32_t board_core_pcsr(const xb_board *b, unsigned core)
 	return b->core1.cur_pc;
 }
 
+uint32_t board_core_reg(const xb_board *b, unsigned core, unsigned reg)
+{
+	return cpu_get_reg(board_core_cpu(b, core), reg);
+}
+
+const char *board_core_state(const xb_board *b, unsigned core)
+{
+	if (core && !b->core1_enabled)
+		return "absent";
+	if (core && !b->core1_on)
+		return "reset";
+	const xb_cpu *c = board_core_cpu(b, core);
+	if (c->lockup)
+		return "lockup";
+	if (c->halted)
+		return "halted";
+	return c->sleep != XB_AWAKE ? "asleep" : "running";
+}
+
 uint64_t board_core_faults(const xb_board *b, unsigned core, xb_fault *last)
 {
 	const xb_cpu *c = board_core_cpu(b, core);

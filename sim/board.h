@@ -296,5 +296,10 @@ int board_core_debug_write(xb_board *b, unsigned core, uint32_t addr, unsigned s
 uint32_t board_core_pcsr(const xb_board *b, unsigned core);
 /* board_faults for either core. */
 uint64_t board_core_faults(const xb_board *b, unsigned core, xb_fault *last);
+/* board_reg for either core. */
+uint32_t board_core_reg(const xb_board *b, unsigned core, unsigned reg);
+/* What a core is doing: "running", "asleep" (WFI/WFE), "halted", "lockup"; core 1 also
+ * "absent" (never started: the firmware did not read SIO CPUID) and "reset" (held). */
+const char *board_core_state(const xb_board *b, unsigned core);
 
 #endif

@@ -158,6 +158,8 @@ static void cpu_record_fault(xb_cpu *c, enum xb_fault_kind kind, uint32_t addr, 
 	f->cycle = c->cycles;
 	c->nfaults++;
 	xb_strbuf sb = {0};
+	if (c->core)
+		sb_printf(&sb, "core %u: ", c->core);
 	board_format_fault(f, &sb);
 	cpu_log(c, sb.buf);
 	sb_free(&sb);

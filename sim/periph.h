@@ -165,6 +165,12 @@ xb_uart *uart_new(xb_board *b, xb_resets *r, xb_uart_byte_fn fn, void *ctx);
 void uart_free(xb_uart *u);
 /* Bytes transmitted so far (since uart_new). */
 uint64_t uart_tx_count(const xb_uart *u);
+/* CPU cycles one frame (start, data, parity and stop bits) takes at the latched baud rate. */
+uint64_t uart_frame_cycles(const xb_uart *u);
+/* 1 while a byte waits in the FIFO or is on the line (FR.BUSY). */
+int uart_busy(const xb_uart *u);
+/* 1 when UARTEN and TXE are both set. */
+int uart_tx_enabled(const xb_uart *u);
 
 /* ---- The bootrom and its host calls (bootrom.c) ---- */
 

@@ -268,6 +268,18 @@ static enum xb_pico_stop pico_stop_of(const xb_pico *p, enum xb_run_result r)
 	return XB_PICO_STOPPED;
 }
 
+/* A core that stops does not stop the UARTs: what is in their FIFOs still goes out, as on
+ * the chip, while time passes (at most a FIFO and a shift register's worth of frames, past
+ * the run's budget if need be: the output is whole and the cycles say when it ended). */
+static void pico_settle_uarts(xb_pico *p)
+{
+	xb_uart *uarts[2] = {p->uart, p->uart1};
+	for (unsigned i = 0; i < 2; i++)
+		for (unsigned n = 0; uarts[i] && uart_busy(uarts[i]) && uart_tx_enabled(uarts[i]) &&
+				     n < 40; n++)
+			board_run(p->board, uart_frame_cycles(uarts[i]));
+}
+
 enum xb_pico_stop pico_run(xb_pico *p, uint64_t cycles)
 {
 	if (board_locked_up(p->board))
@@ -276,7 +288,10 @@ enum xb_pico_stop pico_run(xb_pico *p, uint64_t cycles)
 		return p->last_stop = XB_PICO_HALTED;
 	if (bootrom_usb_boot(p->bootrom, NULL, NULL))
 		return p->last_stop = XB_PICO_USB_BOOT;
-	return p->last_stop = pico_stop_of(p, board_run(p->board, cycles));
+	enum xb_run_result r = board_run(p->board, cycles);
+	if (r == XB_RUN_HALTED || r == XB_RUN_LOCKUP)
+		pico_settle_uarts(p);
+	return p->last_stop = pico_stop_of(p, r);
 }
 
 enum xb_pico_stop pico_run_until_uart(xb_pico *p, const char *text, uint64_t cycles)
@@ -323,6 +338,10 @@ void pico_summary(xb_pico *p, xb_pico_summary *s)
 	s->timer_us = timer_count(p->timer);
 	s->usb_boot = bootrom_usb_boot(p->bootrom, &s->usb_boot_gpio_mask,
 				       &s->usb_boot_disable_mask);
+	s->core1_state = board_core_state(p->board, 1);
+	s->core1_pc = board_core_reg(p->board, 1, XB_REG_PC);
+	s->core1_instructions = k.core1_instructions;
+	s->core1_faults = board_core_faults(p->board, 1, &s->core1_last_fault);
 }
 
 int pico_i2c_set_target(xb_pico *p, unsigned bus, unsigned addr7)

@@ -110,6 +110,13 @@ typedef struct xb_pico_summary {
 	uint64_t timer_us;        /* the TIMER's microsecond counter */
 	int usb_boot;             /* reset_to_usb_boot was called (since the last reset), with: */
 	uint32_t usb_boot_gpio_mask, usb_boot_disable_mask;
+	/* Core 1: a core that stops does not end the run (core 0 goes on, as on the chip);
+	 * the summary says what it was doing. */
+	const char *core1_state;  /* board_core_state */
+	uint32_t core1_pc;
+	uint64_t core1_instructions;
+	uint64_t core1_faults;
+	xb_fault core1_last_fault;
 } xb_pico_summary;
 void pico_summary(xb_pico *p, xb_pico_summary *s);
 

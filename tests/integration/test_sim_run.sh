@@ -49,6 +49,18 @@ expect "reset_to_usb_boot in --json" "$XB_WORK/usbboot.json" '"result": "usb_boo
 	'"usb_boot": [{]"activity_gpio_mask": 33554432, "disable_interface_mask": 0[}]'
 keys_documented "sim run (usb boot)" "$XB_WORK/usbboot.json"
 
+# Core 1 locks up; core 0 goes on to its end, and the report says what core 1 did.
+sim --elf "$PROGS/core1_fault.elf" --uart - >"$XB_WORK/core1.out" 2>&1
+expect "a core 1 lockup does not end the run, and is reported" "$XB_WORK/core1.out" \
+	'^core0 goes on$' '^result +halted$' '^faults +0$' \
+	'^core 1 +lockup, pc 0xfffffffe, [0-9]+ instructions, 2 faults$' \
+	'^core 1 fault +lockup: branch to an address without the Thumb bit at 0x10000200' \
+	'^sim: core 1: HardFault: undefined instruction'
+sim --elf "$PROGS/core1_fault.elf" --json >"$XB_WORK/core1.json" 2>/dev/null
+expect "core 1 in --json" "$XB_WORK/core1.json" '"core1": [{]"state": "lockup", "pc": "0xfffffffe"' \
+	'"faults": 2, "last_fault": "lockup: '
+keys_documented "sim run (core 1 lockup)" "$XB_WORK/core1.json"
+
 # --peripherals: the registers nothing models, with counts and first PCs.
 sim --elf "$PROGS/unmodelled.elf" --peripherals >"$XB_WORK/unmod.out" 2>/dev/null
 expect "--peripherals prints the unmodelled registers" "$XB_WORK/unmod.out" \

@@ -97,6 +97,14 @@ static void test_serve_addresses(void **state)
 	      "--device-ip", "192.0.2");
 	USAGE("--peer-ip needs an IPv4 address (got '1.2.3.4.5')", "serve", "--elf", elf,
 	      "--peer-ip", "1.2.3.4.5");
+	/* the error and the synopsis name the mode, continuation lines and all */
+	USAGE("xipbench sim serve: --device-ip", "serve", "--elf", elf, "--device-ip", "x");
+	USAGE("\nusage: xipbench sim serve (--elf FILE", "serve", "--elf", elf, "--device-ip",
+	      "x");
+	USAGE("\n                          [--tap NAME", "serve", "--elf", elf, "--device-ip", "x");
+	assert_null(strstr(out, "sim run"));
+	USAGE("\nusage: xipbench sim measure --elf FILE", "measure", "--elf", elf, "--bogus");
+	assert_null(strstr(out, "sim serve"));
 	USAGE("the peer and the device need different addresses", "serve", "--elf", elf,
 	      "--peer-ip", "10.0.0.1", "--device-ip", "10.0.0.1");
 	USAGE("--tap-ip needs ADDR or ADDR/LEN with LEN 1 to 30 (got '192.0.2.9/0')", "serve",

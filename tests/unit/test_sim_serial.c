@@ -683,7 +683,14 @@ static void test_uart1(void **state)
 	/* PERIPHID0 0x11; GPIO4 STATUS: OUTFROMPERI, OUTTOPAD, OEFROMPERI, OETOPAD, INFROMPAD,
 	 * INTOPERI (the idle TX line is high and reads back). */
 	tp_expect_line(o, "uart1 periphid 00000011 gpio4 status 000a3300\n");
-	tp_expect_line(o, "uart1 irq 1 uart0 irq 0\n");
+	/* 30 frames of 10 bits at 115200 baud (IBRD 67, FBRD 52 at 125 MHz): 2604 us. */
+	double frame_us = 10.0 * 16.0 * (67.0 + 52.0 / 64.0) / 125.0;
+	unsigned long us = number_after(o, "uart1 30 bytes in ");
+	print_message("UART1: 30 bytes in %lu us, model %.1f us\n", us, 30 * frame_us);
+	/* Never sooner than the line allows; later only by the program's few microseconds of
+	 * code around its clock readings. */
+	assert_true((double)us >= 30 * frame_us - 1.0 && (double)us <= 30 * frame_us + 8.0);
+	tp_expect_line(o, " us ris while full 0 irq 1 uart0 irq 0\n");
 	tp_expect_line(o, "exit 0\n");
 	assert_null(strstr(o, "hello"));
 	tp_expect_line(r.log.sb.buf, "UART1: hello from uart1\nUART1: second line\n");

@@ -254,6 +254,42 @@ static void test_core1_waits_in_bootrom(void **state)
 	pico_free(r.p);
 }
 
+/* Core 1 locks up (a HardFault vector without its Thumb bit, taken on an undefined
+ * instruction); core 0 goes on to its end, and the summary says what core 1 did. */
+static void test_core1_lockup(void **state)
+{
+	(void)state;
+	tp_log log;
+	run r = {tp_pico(&log, 0), {0}, NULL};
+	char *path = tp_program_path("core1_fault", "elf");
+	xb_err err;
+	if (pico_load_file(r.p, path, XB_IMAGE_ELF, 0, NULL, &err))
+		fail_msg("%s", err.msg);
+	free(path);
+	assert_int_equal(pico_run(r.p, BUDGET), XB_PICO_HALTED);
+	pico_summary(r.p, &r.s);
+	r.out = pico_uart_output(r.p, NULL);
+	tp_expect_line(r.out, "core0 goes on\nexit 0\n");
+	unsigned long steps = number_after(r.out, "core1 steps ");
+	assert_int_equal(steps, 1000);
+	assert_int_equal(number_after(r.out, " then "), steps);
+	assert_int_equal(r.s.faults, 0);
+	assert_string_equal(r.s.core1_state, "lockup");
+	assert_int_equal(r.s.core1_faults, 2);
+	assert_true(r.s.core1_last_fault.lockup);
+	assert_int_equal(r.s.core1_last_fault.pc, 0x10000200u);
+	assert_int_equal(r.s.core1_last_fault.exception, 3);
+	assert_true(r.s.core1_instructions > 1000);
+	assert_true(log.lines >= 2); /* the HardFault, then the lockup, each naming core 1 */
+	assert_non_null(strstr(log.last, "core 1: lockup: "));
+	/* A one-core program leaves core 1 asleep in the bootrom, and says so. */
+	run c = run_program("crc32");
+	assert_string_equal(c.s.core1_state, "asleep");
+	assert_int_equal(c.s.core1_faults, 0);
+	pico_free(c.p);
+	pico_free(r.p);
+}
+
 /* FIFO registers from both cores' point of view, through the debug ports (no CPU). */
 static void test_fifo_registers(void **state)
 {
@@ -314,6 +350,7 @@ int main(void)
 		cmocka_unit_test(test_multicore_program),
 		cmocka_unit_test(test_multicore_deterministic),
 		cmocka_unit_test(test_core1_waits_in_bootrom),
+		cmocka_unit_test(test_core1_lockup),
 		cmocka_unit_test(test_fifo_registers),
 		cmocka_unit_test(test_spinlocks_shared),
 	};

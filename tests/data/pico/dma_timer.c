@@ -67,6 +67,7 @@ int main(void)
 
 	/* Paused for about 100 us with timer 0 running: the channel's DREQ counter holds the
 	 * ten requests it missed, and they go at once when it resumes. */
+	rt_flush(); /* printing below must not wait for the UART */
 	CH(2, CH_READ) = (uint32_t)sink;
 	CH(2, CH_WRITE) = (uint32_t)sink + 128;
 	CH(2, CH_COUNT) = 20;
@@ -75,13 +76,15 @@ int main(void)
 	uint32_t start = rt_time_us();
 	while (rt_time_us() - start < 101)
 		;
-	rt_puts("ctdreq ");
-	rt_put_dec(DMA_CTDREQ(2));
+	uint32_t ctdreq = DMA_CTDREQ(2);
 	REG_SET(DMA_BASE + 0x40u * 2 + CH_AL1_CTRL) = 1;
 	for (volatile int i = 0; i < 20; i++)
 		;
+	uint32_t left = CH(2, CH_COUNT);
+	rt_puts("ctdreq ");
+	rt_put_dec(ctdreq);
 	rt_puts(" left ");
-	rt_put_dec(CH(2, CH_COUNT));
+	rt_put_dec(left);
 	rt_putc('\n');
 	return 0;
 }

@@ -2,7 +2,10 @@
  * pico-sdk programs stream text to a UART: bytes go to UARTDR one per request. With the
  * transmitter off the FIFO fills (32 bytes with FEN, 1 without) and the request drops, so
  * the channel stops exactly there; it finishes once the transmitter runs. Without TXDMAE
- * the channel does not move at all. */
+ * the channel does not move at all. With the transmitter running the channel is paced by
+ * the line: 32 bytes fill the FIFO and one goes to the shift register at once, then one
+ * more each frame (10 bits at 115200 baud: 86.8 us); the line is idle one frame after the
+ * last byte leaves the FIFO. */
 #include "rt.h"
 
 #define DMA_BASE 0x50000000u
@@ -38,6 +41,12 @@ static void wait_idle(void)
 int main(void)
 {
 	unsigned n = sizeof msg - 1;
+	rt_puts("ibrd ");
+	rt_put_dec(REG(UART0_BASE + 0x24));
+	rt_puts(" fbrd ");
+	rt_put_dec(REG(UART0_BASE + 0x28));
+	rt_putc('\n');
+	rt_flush();
 	/* No TXDMAE: the request is low, nothing moves. */
 	UART_DMACR = 0;
 	start(n);
@@ -50,6 +59,7 @@ int main(void)
 		;
 
 	/* Transmitter off, FIFO on: 32 bytes go, then the full FIFO holds the request low. */
+	rt_flush();
 	REG_CLR(UART0_BASE + 0x30) = 0x100; /* CR.TXE off */
 	UART_DMACR = 2;                    /* TXDMAE */
 	start(n);
@@ -66,6 +76,7 @@ int main(void)
 	rt_putc('\n');
 
 	/* FIFO off (FEN clear): a one-byte holding register. */
+	rt_flush();
 	REG_CLR(UART0_BASE + 0x30) = 0x100;
 	REG_CLR(UART0_BASE + 0x2C) = 0x10;
 	start(n);
@@ -79,17 +90,23 @@ int main(void)
 	rt_put_dec(left_one);
 	rt_putc('\n');
 
-	/* Transmitter running: the whole text, timed in microseconds. */
+	/* Transmitter running: the whole text, timed in microseconds from the start to the
+	 * channel's end and to the line's last stop bit. */
+	rt_flush();
 	uint32_t t0 = rt_time_us();
 	start(n);
 	while (CH(0, CH_CTRL_TRIG) & CTRL_BUSY)
 		;
 	uint32_t us = rt_time_us() - t0;
+	rt_flush();
+	uint32_t idle = rt_time_us() - t0;
 	UART_DMACR = 0;
 	rt_puts("streamed ");
 	rt_put_dec(n);
 	rt_puts(" bytes in ");
 	rt_put_dec(us);
+	rt_puts(" us, line idle at ");
+	rt_put_dec(idle);
 	rt_puts(" us\n");
 	return 0;
 }

@@ -66,6 +66,53 @@ void rt_puts(const char *s)
 		rt_putc(*s++);
 }
 
+void rt_flush(void)
+{
+	while (UART_FR & UART_FR_BUSY)
+		;
+}
+
+/* ---- Core 1 ---- */
+
+void rt_fifo_drain(void)
+{
+	while (SIO_FIFO_ST & FIFO_VLD)
+		(void)SIO_FIFO_RD;
+}
+
+void rt_fifo_push(uint32_t v)
+{
+	while (!(SIO_FIFO_ST & FIFO_RDY))
+		;
+	SIO_FIFO_WR = v;
+	rt_sev();
+}
+
+uint32_t rt_fifo_pop(void)
+{
+	while (!(SIO_FIFO_ST & FIFO_VLD))
+		rt_wfe();
+	return SIO_FIFO_RD;
+}
+
+unsigned rt_launch_core1(void (*entry)(void), uint32_t *sp, uint32_t vtor)
+{
+	const uint32_t seq[] = {0, 0, 1, vtor, (uint32_t)(uintptr_t)sp, (uint32_t)(uintptr_t)entry};
+	unsigned i = 0, sent = 0;
+	do {
+		uint32_t cmd = seq[i];
+		if (!cmd) {
+			rt_fifo_drain();
+			rt_sev();
+		}
+		rt_fifo_push(cmd);
+		sent++;
+		uint32_t resp = rt_fifo_pop();
+		i = cmd == resp ? i + 1 : 0;
+	} while (i < sizeof seq / sizeof seq[0] && sent < 100);
+	return sent;
+}
+
 void rt_put_dec64(uint64_t v)
 {
 	char buf[21];

@@ -36,6 +36,7 @@
 #define UART_DR REG(UART0_BASE + 0x000)
 #define UART_FR REG(UART0_BASE + 0x018)
 #define UART_FR_TXFF 0x20u
+#define UART_FR_BUSY 0x08u
 
 #define TIMER_BASE 0x40054000u
 #define TIMER_ALARM(n) REG(TIMER_BASE + 0x10u + 4u * (n))
@@ -58,6 +59,8 @@
 #define CPU_HZ 125000000u
 
 static inline void rt_wfi(void) { __asm volatile("wfi" ::: "memory"); }
+static inline void rt_wfe(void) { __asm volatile("wfe" ::: "memory"); }
+static inline void rt_sev(void) { __asm volatile("sev" ::: "memory"); }
 static inline void rt_enable_irq(void) { __asm volatile("cpsie i" ::: "memory"); }
 static inline void rt_disable_irq(void) { __asm volatile("cpsid i" ::: "memory"); }
 static inline uint32_t rt_ipsr(void)
@@ -72,6 +75,22 @@ static inline uint32_t rt_ipsr(void)
 
 void rt_putc(char c);
 void rt_puts(const char *s);
+/* Waits until UART0 has sent everything (FR.BUSY clear), as uart_tx_wait_blocking does. */
+void rt_flush(void);
+
+/* ---- Core 1 and the inter-core FIFO, as pico-sdk's multicore_fifo_* and
+ * multicore_launch_core1_raw use them ---- */
+#define SIO_FIFO_ST REG(SIO_BASE + 0x50)
+#define SIO_FIFO_WR REG(SIO_BASE + 0x54)
+#define SIO_FIFO_RD REG(SIO_BASE + 0x58)
+#define FIFO_VLD 1u
+#define FIFO_RDY 2u
+void rt_fifo_drain(void);
+void rt_fifo_push(uint32_t v);  /* waits for room, then SEV */
+uint32_t rt_fifo_pop(void);     /* WFE until a word comes */
+/* The bootrom's launch handshake (datasheet 2.8.2): 0, 0, 1, vtor, sp, entry, each echoed;
+ * drain and SEV before each 0, start over on a mismatch. Returns the words sent. */
+unsigned rt_launch_core1(void (*entry)(void), uint32_t *sp, uint32_t vtor);
 void rt_put_dec(uint32_t v);
 void rt_put_dec64(uint64_t v);
 void rt_put_sdec64(int64_t v);

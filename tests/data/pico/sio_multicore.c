@@ -8,13 +8,8 @@
 #include "rt.h"
 
 #define SIO_CPUID REG(SIO_BASE + 0x00)
-#define SIO_FIFO_ST REG(SIO_BASE + 0x50)
-#define SIO_FIFO_WR REG(SIO_BASE + 0x54)
-#define SIO_FIFO_RD REG(SIO_BASE + 0x58)
 #define SIO_SPINLOCK(n) REG(SIO_BASE + 0x100 + 4u * (n))
 #define SIO_INTERP0_ACCUM0 REG(SIO_BASE + 0x80)
-#define FIFO_VLD 1u
-#define FIFO_RDY 2u
 #define SCB_VTOR REG(0xE000ED08u)
 #define IRQ_SIO_PROC0 15
 #define IRQ_SIO_PROC1 16
@@ -23,31 +18,6 @@
 #define ROUNDS 3000u
 #define LOCK 7u
 
-static inline void sev(void) { __asm volatile("sev" ::: "memory"); }
-static inline void wfe(void) { __asm volatile("wfe" ::: "memory"); }
-
-/* ---- The FIFO as pico-sdk's multicore_fifo_* use it ---- */
-
-static void fifo_drain(void)
-{
-	while (SIO_FIFO_ST & FIFO_VLD)
-		(void)SIO_FIFO_RD;
-}
-
-static void fifo_push_blocking(uint32_t v)
-{
-	while (!(SIO_FIFO_ST & FIFO_RDY))
-		;
-	SIO_FIFO_WR = v;
-	sev();
-}
-
-static uint32_t fifo_pop_blocking(void)
-{
-	while (!(SIO_FIFO_ST & FIFO_VLD))
-		wfe();
-	return SIO_FIFO_RD;
-}
 
 /* ---- State shared by the cores ---- */
 
@@ -70,7 +40,7 @@ static void core1_fifo_isr(void)
 		while (!(SIO_FIFO_ST & FIFO_RDY))
 			;
 		SIO_FIFO_WR = w * 3u + 1u;
-		sev();
+		rt_sev();
 	}
 }
 
@@ -107,15 +77,15 @@ static void core1_main(void)
 	SYST_CVR = 0;
 	SYST_CSR = 0x7;
 	c1_ready = 1;
-	sev();
+	rt_sev();
 	while (c1_phase < 2) /* FIFO traffic runs in the interrupt handler meanwhile */
-		wfe();
+		rt_wfe();
 	contend(&c1_lock_waits);
 	c1_interp = SIO_INTERP0_ACCUM0;
 	c1_done = 1;
-	sev();
+	rt_sev();
 	while (c1_phase < 3)
-		wfe();
+		rt_wfe();
 	SYST_CSR = 0;
 	c1_spin_addr = (uint32_t)(uintptr_t)core1_spin & ~1u;
 	core1_spin();
@@ -131,25 +101,6 @@ static void core0_fifo_isr(void)
 			rx_bad++;
 		rx_count++;
 	}
-}
-
-/* multicore_launch_core1_raw: returns how many words were sent. */
-static unsigned launch_core1(void (*entry)(void), uint32_t *sp, uint32_t vtor)
-{
-	const uint32_t seq[] = {0, 0, 1, vtor, (uint32_t)(uintptr_t)sp, (uint32_t)(uintptr_t)entry};
-	unsigned i = 0, sent = 0;
-	do {
-		uint32_t cmd = seq[i];
-		if (!cmd) {
-			fifo_drain();
-			sev();
-		}
-		fifo_push_blocking(cmd);
-		sent++;
-		uint32_t resp = fifo_pop_blocking();
-		i = cmd == resp ? i + 1 : 0;
-	} while (i < sizeof seq / sizeof seq[0] && sent < 100);
-	return sent;
 }
 
 int main(void)
@@ -170,9 +121,9 @@ int main(void)
 	SCB_VTOR = (uint32_t)(uintptr_t)core0_table;
 
 	uint32_t *sp = core1_stack + sizeof core1_stack / sizeof core1_stack[0];
-	unsigned sent = launch_core1(core1_main, sp, (uint32_t)(uintptr_t)core1_table);
+	unsigned sent = rt_launch_core1(core1_main, sp, (uint32_t)(uintptr_t)core1_table);
 	while (!c1_ready)
-		wfe();
+		rt_wfe();
 	rt_puts("launch words ");
 	rt_put_dec(sent);
 	rt_puts(" core1 cpuid ");
@@ -180,12 +131,12 @@ int main(void)
 	rt_putc('\n');
 
 	/* FIFO traffic both ways, popped in each core's SIO interrupt handler. */
-	fifo_drain();
+	rt_fifo_drain();
 	SIO_FIFO_ST = 0xC; /* clear WOF/ROE */
 	NVIC_ICPR = 1u << IRQ_SIO_PROC0;
 	NVIC_ISER = 1u << IRQ_SIO_PROC0;
 	for (uint32_t i = 0; i < WORDS; i++)
-		fifo_push_blocking(i * 7u + 3u);
+		rt_fifo_push(i * 7u + 3u);
 	uint32_t t0 = rt_time_us();
 	while (rx_count < WORDS && rt_time_us() - t0 < 100000)
 		;
@@ -199,10 +150,10 @@ int main(void)
 	/* Both cores contend for one spinlock. */
 	counter = 0;
 	c1_phase = 2;
-	sev();
+	rt_sev();
 	contend(&c0_lock_waits);
 	while (!c1_done)
-		wfe();
+		rt_wfe();
 	rt_puts("spinlock counter ");
 	rt_put_dec(counter);
 	rt_puts(" waits ");
@@ -225,7 +176,7 @@ int main(void)
 	rt_putc('\n');
 
 	c1_phase = 3;
-	sev();
+	rt_sev();
 	while (!c1_spin_addr)
 		;
 	rt_puts("core1 spinning at ");

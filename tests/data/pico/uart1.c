@@ -1,6 +1,8 @@
 /* uart1.c: UART1 brought up as pico-sdk's uart_init(uart1, 115200) does, on GPIO4 (its TX
- * pin with FUNCSEL 2, which then idles high): a line of text through it, UART1_IRQ (21)
- * from TXIM, and UART0 left alone. */
+ * pin with FUNCSEL 2, which then idles high): two lines of text through it, timed to the
+ * line's last stop bit; the transmit interrupt (UART1_IRQ, 21) raised as the FIFO drains
+ * through its trigger level (half, IFLS's reset value), not while it is above it; UART0 left
+ * alone. */
 #include "rt.h"
 
 #define UART1 0x40038000u
@@ -30,11 +32,22 @@ int main(void)
 	rt_puts(" gpio4 status ");
 	rt_put_hex(REG(IO_BANK0_BASE + 8 * 4));
 	rt_putc('\n');
+	rt_flush();
+	uint32_t t0 = rt_time_us();
 	put1("hello from uart1\r\n");
 	put1("second line\n");
+	/* 30 bytes: 29 in the FIFO, above the trigger level: no transmit interrupt yet. */
+	uint32_t ris_full = REG(UART1 + 0x3C) & 0x20;
+	while (REG(UART1 + 0x18) & 0x08) /* BUSY */
+		;
+	uint32_t us = rt_time_us() - t0;
 	NVIC_ICPR = 1u << 21;
 	REG(UART1 + 0x38) = 0x20; /* TXIM */
-	rt_puts("uart1 irq ");
+	rt_puts("uart1 30 bytes in ");
+	rt_put_dec(us);
+	rt_puts(" us ris while full ");
+	rt_put_dec(ris_full >> 5);
+	rt_puts(" irq ");
 	rt_put_dec((NVIC_ISPR >> 21) & 1);
 	rt_puts(" uart0 irq ");
 	rt_put_dec((NVIC_ISPR >> 20) & 1);

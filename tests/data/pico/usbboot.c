@@ -20,6 +20,7 @@ int main(void)
 	void (*reset_usb_boot)(uint32_t, uint32_t) =
 		lookup((const uint16_t *)(uintptr_t)rom_hword(0x14), ROM_CODE('U', 'B'));
 	rt_puts("to bootsel\n");
+	rt_flush(); /* the reboot would lose what is still in the FIFO */
 	reset_usb_boot(1u << 25, 0);
 	rt_puts("still running\n");
 	return 1;
