@@ -28,6 +28,7 @@ struct xb_ecmhost {
 	ecm_slot *rx, *tx;
 	usbnet_queue q; /* frames waiting for a bulk OUT URB */
 	xb_ecmhost_stats stats;
+	char why[USBNET_WHY]; /* why the bring-up gave up */
 };
 
 static uint16_t le16(const uint8_t *p)
@@ -159,6 +160,12 @@ static void ecm_open(xb_ecmhost *e)
 	}
 }
 
+/* The bring-up gives up at the request in ctl, as cdc_ether's bind would. */
+static void ecm_fail(xb_ecmhost *e)
+{
+	usbnet_fail(&e->failed, e->why, &e->ctl, "cdc_ether");
+}
+
 /* The bring-up sequence, one request after the other. */
 static void ecm_step(xb_ecmhost *e, int step)
 {
@@ -188,8 +195,10 @@ static void ecm_step(xb_ecmhost *e, int step)
 				 255);
 		break;
 	}
-	if (rc)
-		e->failed = 1;
+	if (rc) {
+		e->ctl.urb.status = rc;
+		ecm_fail(e);
+	}
 }
 
 static void ecm_control_done(xb_urb *u)
@@ -202,7 +211,7 @@ static void ecm_control_done(xb_urb *u)
 	switch (e->step) {
 	case B_SET_INTERFACE:
 		if (!ok) {
-			e->failed = 1;
+			ecm_fail(e);
 			return;
 		}
 		ecm_step(e, B_FILTER);
@@ -216,7 +225,7 @@ static void ecm_control_done(xb_urb *u)
 		return;
 	case B_MAC:
 		if (!ok || usbnet_parse_mac(e->mac, s->buf, u->actual)) {
-			e->failed = 1;
+			ecm_fail(e);
 			return;
 		}
 		e->have_mac = 1;
@@ -297,6 +306,7 @@ static int ecm_probe(void *ctx, xb_usbhost *h, const uint8_t *config, size_t len
 	ecm_release(e);
 	e->bound = e->up = e->link = e->failed = e->have_mac = e->sts_split = 0;
 	e->status_ep = 0;
+	e->why[0] = 0;
 	if (!ecm_parse(e, config, len))
 		return 0;
 	e->bound = 1;
@@ -370,4 +380,9 @@ const uint8_t *ecmhost_mac(const xb_ecmhost *e)
 void ecmhost_stats(const xb_ecmhost *e, xb_ecmhost_stats *out)
 {
 	*out = e->stats;
+}
+
+int ecmhost_trouble(const xb_ecmhost *e, char *out, size_t n)
+{
+	return usbnet_trouble(e->failed, e->why, &e->ctl, "cdc_ether", e->bound && !e->up, out, n);
 }

@@ -72,6 +72,9 @@ int ecmhost_up(const xb_ecmhost *e);
 int ecmhost_link(const xb_ecmhost *e);
 /* The MAC address read from iMACAddress (6 bytes), or NULL before it was read. */
 const uint8_t *ecmhost_mac(const xb_ecmhost *e);
+/* Why the bound driver's bring-up gave up (the request and its status), or the request it
+ * waits for (and how long it has): a line in out, 1; 0 when neither. */
+int ecmhost_trouble(const xb_ecmhost *e, char *out, size_t n);
 
 typedef struct xb_ecmhost_stats {
 	uint64_t rx_frames, rx_bytes, rx_errors;

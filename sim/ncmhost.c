@@ -59,6 +59,7 @@ struct xb_ncmhost {
 	nc_slot ctl, status;
 	nc_slot *rx, *tx;
 	xb_ecmhost_stats stats;
+	char why[USBNET_WHY]; /* why the bring-up gave up */
 	xb_ncmhost_info info;
 };
 
@@ -195,6 +196,12 @@ static void nc_take_params(xb_ncmhost *n)
 
 static void nc_open(xb_ncmhost *n);
 
+/* The bring-up gives up at the request in ctl, as cdc_ncm's bind would. */
+static void nc_fail(xb_ncmhost *n)
+{
+	usbnet_fail(&n->failed, n->why, &n->ctl, "cdc_ncm");
+}
+
 static void nc_step(xb_ncmhost *n, int step)
 {
 	n->step = step;
@@ -248,8 +255,10 @@ static void nc_step(xb_ncmhost *n, int step)
 		nc_open(n);
 		return;
 	}
-	if (rc)
-		n->failed = 1;
+	if (rc) {
+		n->ctl.urb.status = rc;
+		nc_fail(n);
+	}
 }
 
 static void nc_control_done(xb_urb *u)
@@ -265,7 +274,7 @@ static void nc_control_done(xb_urb *u)
 		return;
 	case B_PARAMS:
 		if (!ok || u->actual < 28) {
-			n->failed = 1; /* GET_NTB_PARAMETERS is required */
+			nc_fail(n); /* GET_NTB_PARAMETERS is required */
 			return;
 		}
 		memcpy(n->info.params, s->buf, 28);
@@ -274,7 +283,7 @@ static void nc_control_done(xb_urb *u)
 		return;
 	case B_MAC:
 		if (!ok || usbnet_parse_mac(n->mac, s->buf, u->actual)) {
-			n->failed = 1;
+			nc_fail(n);
 			return;
 		}
 		n->have_mac = 1;
@@ -292,7 +301,7 @@ static void nc_control_done(xb_urb *u)
 		return;
 	default: /* SET_INTERFACE(0), SET_NTB_FORMAT, SET_INTERFACE(1): must succeed */
 		if (!ok) {
-			n->failed = 1;
+			nc_fail(n);
 			return;
 		}
 		nc_step(n, n->step + 1);
@@ -619,6 +628,7 @@ static int nc_probe(void *ctx, xb_usbhost *h, const uint8_t *config, size_t len)
 	(void)h;
 	nc_release(n);
 	n->bound = n->up = n->link = n->failed = n->have_mac = n->sts_split = 0;
+	n->why[0] = 0;
 	n->status_ep = n->in_ep = n->out_ep = 0;
 	n->tx_seq = 0;
 	memset(&n->info, 0, sizeof n->info);
@@ -694,4 +704,9 @@ void ncmhost_stats(const xb_ncmhost *n, xb_ecmhost_stats *out)
 void ncmhost_info(const xb_ncmhost *n, xb_ncmhost_info *out)
 {
 	*out = n->info;
+}
+
+int ncmhost_trouble(const xb_ncmhost *n, char *out, size_t len)
+{
+	return usbnet_trouble(n->failed, n->why, &n->ctl, "cdc_ncm", n->bound && !n->up, out, len);
 }

@@ -48,6 +48,8 @@ int ncmhost_send(xb_ncmhost *n, const uint8_t *frame, size_t len);
 int ncmhost_up(const xb_ncmhost *n);
 int ncmhost_link(const xb_ncmhost *n);
 const uint8_t *ncmhost_mac(const xb_ncmhost *n);
+/* As ecmhost_trouble. */
+int ncmhost_trouble(const xb_ncmhost *n, char *out, size_t len);
 void ncmhost_stats(const xb_ncmhost *n, xb_ecmhost_stats *out);
 
 typedef struct xb_ncmhost_info {

@@ -144,6 +144,14 @@ const char *netpeer_usb_class(const xb_netpeer *np)
 	return NULL;
 }
 
+int netpeer_usb_trouble(const xb_netpeer *np, char *out, size_t n)
+{
+	if (!np->ecm)
+		return 0;
+	return ecmhost_trouble(np->ecm, out, n) || rndishost_trouble(np->rndis, out, n) ||
+	       ncmhost_trouble(np->ncm, out, n);
+}
+
 /* ---- Frames waiting for ARP, frames in flight ---- */
 
 static void pending_drop_all(xb_netpeer *np)

@@ -237,6 +237,9 @@ typedef struct xb_ncmhost xb_ncmhost;
 xb_rndishost *netpeer_rndis(const xb_netpeer *np);
 xb_ncmhost *netpeer_ncm(const xb_netpeer *np);
 const char *netpeer_usb_class(const xb_netpeer *np);
+/* Why the bound USB network driver gave up its bring-up, or the control request it waits
+ * for: a line in out and 1; 0 when neither (or the peer has no USB drivers). */
+int netpeer_usb_trouble(const xb_netpeer *np, char *out, size_t n);
 
 /* What the wire reports (netpeer_new_ecm connects them to the driver's callbacks). */
 /* A frame from the device; cycle: when its IN transfer completed. */

@@ -3,6 +3,7 @@
  * bring-up messages, REMOTE_NDIS_PACKET_MSG framing both ways. */
 #include "rndishost.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -53,6 +54,7 @@ struct xb_rndishost {
 	uint32_t cmd_len, xid, next_xid, tries;
 	uint64_t poll_event;
 	rn_slot ctl, status;
+	char why[USBNET_WHY]; /* why the bring-up gave up */
 	rn_slot *rx, *tx;
 	usbnet_queue q; /* frames waiting for a bulk OUT URB */
 	xb_ecmhost_stats stats;
@@ -308,8 +310,33 @@ static void rn_step(xb_rndishost *r, int step)
 	}
 }
 
+/* Why the bring-up stops at the current step (the first reason is kept). */
+static void rn_note_failure(xb_rndishost *r)
+{
+	static const char *const msg[] = {
+		"REMOTE_NDIS_INITIALIZE_MSG", "REMOTE_NDIS_QUERY_MSG (OID_GEN_PHYSICAL_MEDIUM)",
+		"REMOTE_NDIS_QUERY_MSG (OID_802_3_PERMANENT_ADDRESS)",
+		"REMOTE_NDIS_SET_MSG (OID_GEN_CURRENT_PACKET_FILTER)", "REMOTE_NDIS_HALT_MSG"};
+	const char *m = (r->step & 0xFF) < 5 ? msg[r->step & 0xFF] : "a message";
+	if (r->why[0])
+		return;
+	if (r->ctl.urb.status != XB_URB_OK) {
+		char who[96];
+		snprintf(who, sizeof who, "rndis_host (%s)", m);
+		usbnet_failure_text(&r->ctl, who, r->why, sizeof r->why);
+	} else if (r->tries >= POLL_TRIES) {
+		snprintf(r->why, sizeof r->why, "rndis_host: %s got no answer in %u polls", m,
+			 (unsigned)POLL_TRIES);
+	} else {
+		snprintf(r->why, sizeof r->why, "rndis_host: %s was answered with an error status",
+			 m);
+	}
+}
+
 static void rn_fail(xb_rndishost *r)
 {
+	if (r->step != B_MEDIUM)
+		rn_note_failure(r);
 	if (r->step == B_HALT || r->info.failed) {
 		r->info.failed = 1;
 		return;
@@ -495,6 +522,7 @@ static int rn_probe(void *ctx, xb_usbhost *h, const uint8_t *config, size_t len)
 	r->bound = r->up = r->link = r->have_mac = 0;
 	r->status_ep = r->in_ep = r->out_ep = 0;
 	memset(&r->info, 0, sizeof r->info);
+	r->why[0] = 0;
 	if (!rn_parse(r, config, len))
 		return 0;
 	/* usbnet: rx_urb_size = hard_mtu + maxpacket + 1, rounded down to maxpacket */
@@ -570,4 +598,10 @@ void rndishost_stats(const xb_rndishost *r, xb_ecmhost_stats *out)
 void rndishost_info(const xb_rndishost *r, xb_rndishost_info *out)
 {
 	*out = r->info;
+}
+
+int rndishost_trouble(const xb_rndishost *r, char *out, size_t n)
+{
+	return usbnet_trouble(r->info.failed, r->why, &r->ctl, "rndis_host", r->bound && !r->up,
+			      out, n);
 }

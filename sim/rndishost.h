@@ -51,6 +51,8 @@ int rndishost_up(const xb_rndishost *r);
 int rndishost_link(const xb_rndishost *r);
 /* The device's OID_802_3_PERMANENT_ADDRESS when it is a global one, else NULL. */
 const uint8_t *rndishost_mac(const xb_rndishost *r);
+/* As ecmhost_trouble. */
+int rndishost_trouble(const xb_rndishost *r, char *out, size_t n);
 void rndishost_stats(const xb_rndishost *r, xb_ecmhost_stats *out);
 
 typedef struct xb_rndishost_info {

@@ -69,6 +69,8 @@ enum {
 	XB_URB_EPROTO = -71,     /* no handshake three times */
 	XB_URB_EOVERFLOW = -75,  /* babble: more data than wMaxPacketSize or the buffer */
 	XB_URB_ESHUTDOWN = -108, /* the device went away */
+	XB_URB_ETIMEDOUT = -110, /* a class driver's control request timed out (the URB itself
+				  * is unlinked: -2 in usbmon, as usb_control_msg does) */
 	XB_URB_EINPROGRESS = -115,
 	XB_URB_EREMOTEIO = -121, /* short transfer with XB_URB_SHORT_NOT_OK */
 };

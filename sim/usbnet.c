@@ -2,6 +2,7 @@
  * virtual host's ecmhost, ncmhost and rndishost (see usbnet.h). */
 #include "usbnet.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -33,10 +34,36 @@ int usbnet_submit(xb_usbhost *h, usbnet_slot *s, void *owner, uint8_t type, uint
 	return usbhost_submit(h, &s->urb);
 }
 
+static void usbnet_control_timeout(xb_board *b, void *ctx)
+{
+	(void)b;
+	usbnet_slot *s = ctx;
+	s->timeout_event = 0;
+	if (s->urb.queued) {
+		s->timed_out = 1;
+		usbhost_unlink(s->h, &s->urb);
+	}
+}
+
+static void usbnet_control_complete(xb_urb *u)
+{
+	usbnet_slot *s = (usbnet_slot *)u;
+	if (s->timeout_event) {
+		board_cancel(usbhost_board(s->h), s->timeout_event);
+		s->timeout_event = 0;
+	}
+	if (s->timed_out)
+		u->status = XB_URB_ETIMEDOUT; /* usbnet_control_timeout unlinked it */
+	if (s->done)
+		s->done(u);
+}
+
 int usbnet_control(xb_usbhost *h, usbnet_slot *s, void *owner, uint8_t rt, uint8_t req,
 		   uint16_t value, uint16_t index, const uint8_t *data, uint16_t len,
 		   xb_urb_complete_fn complete)
 {
+	if (s->timeout_event) /* a slot is reused only once its URB completed */
+		board_cancel(usbhost_board(h), s->timeout_event);
 	memset(&s->urb, 0, sizeof s->urb);
 	uint8_t *p = s->urb.setup;
 	p[0] = rt;
@@ -50,12 +77,23 @@ int usbnet_control(xb_usbhost *h, usbnet_slot *s, void *owner, uint8_t rt, uint8
 	if (data)
 		memcpy(s->buf, data, len);
 	s->owner = owner;
+	s->h = h;
+	s->done = complete;
+	s->timeout_event = 0;
+	s->timed_out = 0;
 	s->urb.type = XB_USBMON_CONTROL;
 	s->urb.buffer = len ? s->buf : NULL;
 	s->urb.length = len;
-	s->urb.complete = complete;
+	s->urb.complete = usbnet_control_complete;
 	s->urb.context = s;
-	return usbhost_submit(h, &s->urb);
+	xb_board *b = usbhost_board(h);
+	s->sent_cycle = board_cycles(b);
+	int rc = usbhost_submit(h, &s->urb);
+	if (rc == 0)
+		s->timeout_event = board_schedule(
+			b, s->sent_cycle + (uint64_t)board_cpu_hz(b) / 1000 * USBNET_CTRL_TIMEOUT_MS,
+			usbnet_control_timeout, s);
+	return rc;
 }
 
 void usbnet_submit_status(xb_usbhost *h, usbnet_slot *s, void *owner, uint8_t ep,
@@ -108,6 +146,76 @@ void usbnet_unlink(xb_usbhost *h, usbnet_slot *s, unsigned n)
 	for (unsigned i = 0; s && i < n; i++)
 		if (s[i].urb.queued)
 			usbhost_unlink(h, &s[i].urb);
+}
+
+void usbnet_request_text(const uint8_t s[8], char *out, size_t n)
+{
+	static const char *const std[] = {"GET_STATUS", "CLEAR_FEATURE", NULL, "SET_FEATURE",
+					  NULL, "SET_ADDRESS", "GET_DESCRIPTOR", "SET_DESCRIPTOR",
+					  "GET_CONFIGURATION", "SET_CONFIGURATION", "GET_INTERFACE",
+					  "SET_INTERFACE"};
+	unsigned value = s[2] | s[3] << 8, index = s[4] | s[5] << 8, len = s[6] | s[7] << 8;
+	unsigned type = (s[0] >> 5) & 3;
+	if (type == 0 && s[1] == 11)
+		snprintf(out, n, "SET_INTERFACE (interface %u, alternate %u)", index, value);
+	else if (type == 0 && s[1] == 6)
+		snprintf(out, n, "GET_DESCRIPTOR (type %u, index %u, %u bytes)", value >> 8,
+			 value & 0xFF, len);
+	else if (type == 0 && s[1] < sizeof std / sizeof std[0] && std[s[1]])
+		snprintf(out, n, "%s (wValue %u, wIndex %u)", std[s[1]], value, index);
+	else
+		snprintf(out, n, "%s request 0x%02x (bmRequestType 0x%02x, wValue %u, wIndex %u, "
+			 "%u bytes)", type == 1 ? "class" : type == 2 ? "vendor" : "standard",
+			 s[1], s[0], value, index, len);
+}
+
+static const char *usbnet_status_text(int status)
+{
+	switch (status) {
+	case XB_URB_ETIMEDOUT: return "timed out after 5000 ms (-ETIMEDOUT: Linux gives the device up)";
+	case XB_URB_EPIPE: return "was refused with a STALL (-EPIPE)";
+	case XB_URB_EPROTO: return "went unanswered on the bus (-EPROTO)";
+	case XB_URB_EOVERFLOW: return "babbled (-EOVERFLOW)";
+	case XB_URB_ESHUTDOWN: case XB_URB_ENODEV: return "lost the device";
+	case XB_URB_OK: return "was answered with data the driver cannot use";
+	}
+	return "failed";
+}
+
+void usbnet_failure_text(const usbnet_slot *s, const char *driver, char *out, size_t n)
+{
+	char req[128];
+	usbnet_request_text(s->urb.setup, req, sizeof req);
+	snprintf(out, n, "%s: %s %s", driver, req, usbnet_status_text(s->urb.status));
+}
+
+int usbnet_pending_text(const usbnet_slot *s, const char *driver, char *out, size_t n)
+{
+	if (!s->urb.queued || s->urb.type != XB_USBMON_CONTROL || !s->h)
+		return 0;
+	char req[128];
+	usbnet_request_text(s->urb.setup, req, sizeof req);
+	xb_board *b = usbhost_board(s->h);
+	double ms = (double)(board_cycles(b) - s->sent_cycle) * 1000.0 / board_cpu_hz(b);
+	snprintf(out, n, "%s waits for %s: unanswered for %.0f ms", driver,
+		 req, ms);
+	return 1;
+}
+
+void usbnet_fail(int *failed, char *why, const usbnet_slot *ctl, const char *driver)
+{
+	*failed = 1;
+	usbnet_failure_text(ctl, driver, why, USBNET_WHY);
+}
+
+int usbnet_trouble(int failed, const char *why, const usbnet_slot *ctl, const char *driver,
+		   int waiting, char *out, size_t n)
+{
+	if (failed && why[0]) {
+		snprintf(out, n, "%s", why);
+		return 1;
+	}
+	return waiting ? usbnet_pending_text(ctl, driver, out, n) : 0;
 }
 
 int usbnet_xmit(usbnet_slot *tx, unsigned n, usbnet_queue *q, xb_ecmhost_stats *st,

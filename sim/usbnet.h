@@ -19,13 +19,23 @@ typedef struct usbnet_slot {
 	size_t frame_len; /* tx: the frame's length without framing or padding */
 	unsigned frames;  /* tx (NCM): datagrams in the NTB */
 	size_t *lens;     /* tx (NCM): their lengths */
+	/* control (usbnet_control): the driver's completion, the timeout, when it was sent */
+	xb_usbhost *h;
+	xb_urb_complete_fn done;
+	uint64_t timeout_event, sent_cycle;
+	int timed_out;
 } usbnet_slot;
+
+/* How long a class driver waits for a control request, as usb_control_msg does
+ * (USB_CTRL_SET_TIMEOUT, USB_CTRL_GET_TIMEOUT). */
+#define USBNET_CTRL_TIMEOUT_MS 5000u
 
 /* Fills s's URB (zeroed first: no flags, no interval) and submits it. */
 int usbnet_submit(xb_usbhost *h, usbnet_slot *s, void *owner, uint8_t type, uint8_t ep,
 		  uint8_t *buf, uint32_t len, xb_urb_complete_fn complete);
 /* A control request on s: the SETUP packet, len bytes of data (copied from data when it is
- * not NULL, else s->buf is the IN buffer). */
+ * not NULL, else s->buf is the IN buffer). Like usb_control_msg it waits 5 s at most: then
+ * the URB is unlinked and complete sees XB_URB_ETIMEDOUT. */
 int usbnet_control(xb_usbhost *h, usbnet_slot *s, void *owner, uint8_t rt, uint8_t req,
 		   uint16_t value, uint16_t index, const uint8_t *data, uint16_t len,
 		   xb_urb_complete_fn complete);
@@ -42,6 +52,20 @@ void usbnet_slots_free(usbnet_slot *s, unsigned n);
 usbnet_slot *usbnet_idle_tx(usbnet_slot *tx, unsigned n, unsigned waiting);
 /* Unlinks the queued URBs of n slots (s may be NULL). */
 void usbnet_unlink(xb_usbhost *h, usbnet_slot *s, unsigned n);
+/* A control request in words: "SET_INTERFACE (interface 1, alternate 1)". */
+void usbnet_request_text(const uint8_t setup[8], char *out, size_t n);
+/* Why a driver's bring-up stopped at the control request of s (its completion seen):
+ * "cdc_ether: SET_INTERFACE (...) timed out after 5000 ms (Linux gives the device up)". */
+void usbnet_failure_text(const usbnet_slot *s, const char *driver, char *out, size_t n);
+/* What a driver waits for, when its control request of s is in flight: "cdc_ether waits
+ * for SET_INTERFACE (...): unanswered for 812 ms". 0 when nothing is in flight. */
+int usbnet_pending_text(const usbnet_slot *s, const char *driver, char *out, size_t n);
+/* The bring-up gives up at ctl's request: *failed = 1, why (USBNET_WHY bytes) says why. */
+#define USBNET_WHY 200
+void usbnet_fail(int *failed, char *why, const usbnet_slot *ctl, const char *driver);
+/* A driver's *_trouble: why it gave up, else (while waiting) its request in flight. */
+int usbnet_trouble(int failed, const char *why, const usbnet_slot *ctl, const char *driver,
+		   int waiting, char *out, size_t n);
 
 /* The options with usbnet's defaults for counts left 0 (o may be NULL). */
 void usbnet_options(xb_ecmhost_options *opt, const xb_ecmhost_options *o);

@@ -145,11 +145,14 @@ int vbench_bring_up(xb_vbench *v, uint64_t timeout, xb_err *err)
 	if (vbench_ready(v))
 		return 0;
 	const char *cls = netpeer_usb_class(v->np);
-	return xb_fail(err, "USB %s, %s %s, link %s, device %s",
+	char trouble[256];
+	int why = netpeer_usb_trouble(v->np, trouble, sizeof trouble);
+	return xb_fail(err, "USB %s, %s %s, link %s, device %s%s%s",
 		       usbhost_state_name(usbhost_state(v->h)), cls ? cls : "CDC-ECM/RNDIS/NCM",
 		       cls ? "up" : "not up",
 		       netpeer_link(v->np) ? "up" : "down",
-		       netpeer_link(v->np) ? "did not answer ARP" : "not reached");
+		       netpeer_link(v->np) ? "did not answer ARP" : "not reached",
+		       why ? "; " : "", why ? trouble : "");
 }
 
 /* ---- Windows ---- */

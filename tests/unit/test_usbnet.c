@@ -251,6 +251,28 @@ static void test_rndis_only(void **state)
 	rig_close(&r);
 }
 
+/* An RNDIS function that refuses the packet filter: rndis_host halts it and gives up, and
+ * the peer says which message failed. */
+static void test_rndis_refused(void **state)
+{
+	(void)state;
+	rig r;
+	uint32_t in[4] = {0x101, 1, 0, 0};
+	rig_open(&r, "rndis-refused", in, 0);
+	for (unsigned ms = 0; ms < 1500; ms++)
+		run(&r, MS);
+	xb_rndishost_info ri;
+	rndishost_info(netpeer_rndis(r.np), &ri);
+	assert_true(ri.failed);
+	assert_int_equal(ri.commands, 5); /* INITIALIZE, two QUERYs, SET, HALT */
+	assert_null(netpeer_usb_class(r.np));
+	char why[256];
+	assert_int_equal(netpeer_usb_trouble(r.np, why, sizeof why), 1);
+	assert_string_equal(why, "rndis_host: REMOTE_NDIS_SET_MSG (OID_GEN_CURRENT_PACKET_FILTER) "
+				 "was answered with an error status");
+	rig_close(&r);
+}
+
 /* CDC-NCM: NTB parameters taken, no SET_NTB_INPUT_SIZE (2048 stays 2048), a lone frame
  * waits for cdc_ncm's timer: 3 x 400 us. */
 static void test_ncm(void **state)
@@ -333,6 +355,7 @@ int main(void)
 		cmocka_unit_test(test_tinyusb_rndis_ecm_dhcp),
 		cmocka_unit_test(test_cdc_rndis_first_gets_ecm),
 		cmocka_unit_test(test_rndis_only),
+		cmocka_unit_test(test_rndis_refused),
 		cmocka_unit_test(test_ncm),
 		cmocka_unit_test(test_ipv6_dropped),
 		cmocka_unit_test(test_choose_power),

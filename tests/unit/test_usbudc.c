@@ -12,6 +12,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include <cmocka.h>
 
@@ -221,6 +222,46 @@ static void test_set_interface_status_stage(void **state)
 	}
 }
 
+/* A class that sits on SET_INTERFACE longer than Linux waits (usb_control_msg's 5 s): while
+ * it waits, the bring-up says which request is unanswered and for how long; at 5 s the
+ * host unlinks the URB (-ENOENT in usbmon, as Linux) and cdc_ether gives the device up,
+ * saying so. */
+static void test_set_interface_timeout(void **state)
+{
+	(void)state;
+	static rig R;
+	rig *r = &R;
+	rig_open(r, 6000);
+	uint64_t seen = run_until_mailbox(r, MB_ALT, 0, 10 * US, 1000 * (uint64_t)MS);
+	assert_int_not_equal(seen, 0);
+	char why[256] = "";
+	run(r, 1000 * (uint64_t)MS);
+	assert_int_equal(ecmhost_trouble(r->e, why, sizeof why), 1);
+	print_message("after 1 s: %s\n", why);
+	assert_non_null(strstr(why, "cdc_ether waits for SET_INTERFACE (interface 1, "
+				    "alternate 1): unanswered for 100"));
+	assert_int_equal(r->setintf_c_ns, 0);
+	/* 5 s after the request went out, not later. */
+	uint64_t s_cycle = ns_to_cycles(r->setintf_s_ns);
+	run(r, s_cycle + 5000 * (uint64_t)MS - now(r) - MS);
+	assert_int_equal(r->setintf_c_ns, 0);
+	run(r, 2 * MS);
+	assert_int_not_equal(r->setintf_c_ns, 0);
+	assert_int_equal(r->setintf_status, -2);
+	uint64_t waited = ns_to_cycles(r->setintf_c_ns) - s_cycle;
+	assert_true(waited >= 5000 * (uint64_t)MS && waited <= 5000 * (uint64_t)MS + 10 * US);
+	assert_int_equal(ecmhost_trouble(r->e, why, sizeof why), 1);
+	print_message("at 5 s: %s\n", why);
+	assert_string_equal(why, "cdc_ether: SET_INTERFACE (interface 1, alternate 1) timed out "
+				 "after 5000 ms (-ETIMEDOUT: Linux gives the device up)");
+	assert_false(ecmhost_up(r->e));
+	/* The class's late status stage changes nothing. */
+	run(r, 1500 * (uint64_t)MS);
+	assert_int_equal(mailbox(r, MB_STATUS_ARMED), 1);
+	assert_false(ecmhost_up(r->e));
+	rig_close(r);
+}
+
 /* Suspend: once while the host debounces the connection (no SOF yet: datasheet 4.1.2.6.4),
  * never while SOFs flow, and 3 ms after the host suspends the port; a bus reset or a
  * resume ends it with a resume interrupt and no second suspend interrupt (Zephyr's
@@ -329,6 +370,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_set_interface_status_stage),
+		cmocka_unit_test(test_set_interface_timeout),
 		cmocka_unit_test(test_suspend_and_resume),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -5,6 +5,8 @@
  *              RNDIS class triple: 0 TinyUSB's 0xE0/1/3, 1 the CDC one 2/2/0xFF;
  *   IN_MODE 1: RNDIS only;  IN_MODE 2: CDC-NCM only (TinyUSB's default build);
  *   IN_MODE 3: CDC-ECM only.
+ *   IN_MODE | 0x100: the RNDIS function refuses SET (OID_GEN_CURRENT_PACKET_FILTER) with
+ *              RNDIS_STATUS_NOT_SUPPORTED, so that the host's bring-up gives up.
  * Whatever configuration the host sets decides the framing (raw Ethernet, RNDIS
  * REMOTE_NDIS_PACKET_MSG, NCM NTB16). On top, a small IPv4 device, MAC 02:00:00:00:00:01:
  * ARP, ICMP echo, UDP echo on port 7; with IN_DHCP it is 192.168.7.1 and runs a DHCP server
@@ -126,7 +128,7 @@ static const char *const strings[] = {
 	0, "xipbench", "usbnet", "0001", "Network", "020000000002",
 };
 
-static int mode, proto, link_up, rndis_notify_pending;
+static int mode, proto, link_up, rndis_notify_pending, refuse_filter;
 
 /* ---- EP0 ---- */
 
@@ -588,7 +590,9 @@ static void rndis_message(const uint8_t *m, uint32_t n)
 	}
 	case 5: /* SET */
 		rndis_resp_len = 16;
-		if (get32le(m + 12) == 0x0001010Eu && n >= 32) {
+		if (refuse_filter) {
+			put32le(rndis_resp + 12, 0xC00000BBu); /* RNDIS_STATUS_NOT_SUPPORTED */
+		} else if (get32le(m + 12) == 0x0001010Eu && n >= 32) {
 			MAILBOX[MB_RNDIS_FILTER] = get32le(m + 8 + get32le(m + 20));
 			link_is_up();
 		}
@@ -891,7 +895,8 @@ void irq5_handler(void)
 
 int main(void)
 {
-	mode = (int)MAILBOX_IN[IN_MODE];
+	mode = (int)(MAILBOX_IN[IN_MODE] & 0xFF);
+	refuse_filter = (MAILBOX_IN[IN_MODE] & 0x100) != 0;
 	device_desc[17] = mode == 0 ? 2 : 1;
 	if (MAILBOX_IN[IN_RNDIS_CLASS]) { /* the CDC triple Linux's is_rndis knows */
 		rndis_config[13] = rndis_config[22] = 0x02;
