@@ -120,6 +120,10 @@ static void sim_print_text(const sim_options *o, const xb_load_info *li,
 	if (s->xip_accesses)
 		printf(" (%.2f %%)", 100.0 * (double)s->xip_hits / (double)s->xip_accesses);
 	printf("\nxip misses     %llu\n", (unsigned long long)s->xip_misses);
+	if (s->xip_unanswered)
+		printf("xip unanswered %llu (flash reads while the flash could not answer: on the "
+		       "chip they return garbage; the log says when and why)\n",
+		       (unsigned long long)s->xip_unanswered);
 	printf("faults         %llu\n", (unsigned long long)s->faults);
 	if (s->faults)
 		sim_print_fault_text("last fault", &s->last_fault);
@@ -194,6 +198,7 @@ static void sim_print_json(const sim_options *o, const xb_load_info *li,
 	printf(", \"xip_accesses\": %llu, \"xip_hits\": %llu, \"xip_misses\": %llu",
 	       (unsigned long long)s->xip_accesses, (unsigned long long)s->xip_hits,
 	       (unsigned long long)s->xip_misses);
+	printf(", \"xip_unanswered\": %llu", (unsigned long long)s->xip_unanswered);
 	printf(", \"faults\": %llu, \"last_fault\": ", (unsigned long long)s->faults);
 	sim_print_fault_json(s->faults ? &s->last_fault : NULL);
 	printf(", \"final_pc\": \"0x%08x\", \"uart_bytes\": %llu, \"unmapped_accesses\": %llu, "

@@ -468,6 +468,18 @@ void board_set_xip_miss_penalty(xb_board *b, uint32_t cycles)
 	b->core1.miss_penalty = cycles;
 }
 
+void board_set_xip_dead(xb_board *b, const char *why, uint64_t until)
+{
+	xb_cpu *cores[2] = {&b->cpu, &b->core1};
+	for (unsigned i = 0; i < 2; i++) {
+		xb_cpu *c = cores[i];
+		if (why != c->xip_dead)
+			c->xip_dead_reported = 0; /* a new period: its first read is reported */
+		c->xip_dead = why;
+		c->xip_dead_until = why ? until : 0;
+	}
+}
+
 void board_on_reset(xb_board *b, xb_reset_fn fn, void *ctx)
 {
 	xb_grow(&b->hooks, &b->hooks_cap, b->nhooks + 1, sizeof *b->hooks);
@@ -853,6 +865,7 @@ void board_counters(const xb_board *b, xb_board_counters *out)
 	out->xip_accesses = cache_total_accesses(b->cache);
 	out->xip_hits = cache_total_hits(b->cache);
 	out->xip_misses = cache_total_misses(b->cache);
+	out->xip_unanswered = b->cpu.xip_unanswered + b->core1.xip_unanswered;
 	out->core1_instructions = b->core1.insns;
 	out->core1_sleep_cycles = b->core1.sleep_cycles;
 }

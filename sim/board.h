@@ -76,6 +76,10 @@ void board_set_reset_vtor(xb_board *b, uint32_t vtor);
 /* The CPU cycles an XIP cache miss costs (both cores), as the flash interface's read format
  * and clock divider imply (sim/ssi.c). Starts at the target's miss_penalty. */
 void board_set_xip_miss_penalty(xb_board *b, uint32_t cycles);
+/* The flash cannot answer XIP reads (why, a static string), until cycle until (UINT64_MAX:
+ * until told otherwise); NULL: it can. Reads that reach the flash meanwhile are counted
+ * (xip_unanswered in the counters) and the first of each period reported (sim/xip.h). */
+void board_set_xip_dead(xb_board *b, const char *why, uint64_t until);
 
 /* System reset (also what AIRCR.SYSRESETREQ does): CPU registers, NVIC, SysTick, SCB,
  * XIP_CTRL (cache flushed, counters kept) and every device that registered a reset hook
@@ -234,6 +238,7 @@ typedef struct xb_board_counters {
 	uint64_t xip_accesses;  /* cache model totals (cache_total_accesses ...) */
 	uint64_t xip_hits;
 	uint64_t xip_misses;
+	uint64_t xip_unanswered; /* flash reads (both cores) while the flash could not answer */
 	uint64_t core1_instructions; /* core 1's retired instructions */
 	uint64_t core1_sleep_cycles; /* core 1's cycles asleep (WFI/WFE) */
 } xb_board_counters;

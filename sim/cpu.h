@@ -93,6 +93,11 @@ typedef struct xb_cpu {
 	uint32_t tbit;      /* EPSR.T */
 	xb_cache *cache;
 	uint32_t miss_penalty;
+	/* Why the flash cannot answer an XIP read now (NULL: it can), until xip_dead_until;
+	 * misses meanwhile are counted and the first one reported (xip_unanswered). */
+	const char *xip_dead;
+	uint64_t xip_dead_until, xip_unanswered;
+	int xip_dead_reported;
 	uint8_t *sram;
 	uint32_t sram_base, sram_size;
 	int sram_unstriped; /* SRAM0-3 also appear at XB_SRAM_UNSTRIPED_BASE (RP2040) */

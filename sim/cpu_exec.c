@@ -86,11 +86,17 @@ static inline void cpu_fetch(xb_cpu *c, uint32_t pc)
 		cpu_fetch_region(c, pc);
 	c->fetch_word = word;
 	if (c->code_kind == XB_CODE_XIP_FAST) {
-		if (!cache_fetch(c->cache, word - c->code_lo))
+		if (!cache_fetch(c->cache, word - c->code_lo)) {
 			c->cycles += c->miss_penalty;
+			if (c->xip_dead)
+				xip_unanswered(c, word - c->code_lo);
+		}
 	} else if (c->code_kind == XB_CODE_XIP) {
-		if (!xip_flash_access(c, word - c->code_lo, c->code_mode))
+		if (!xip_flash_access(c, word - c->code_lo, c->code_mode)) {
 			c->cycles += c->miss_penalty;
+			if (c->xip_dead)
+				xip_unanswered(c, word - c->code_lo);
+		}
 	}
 	if (c->trace)
 		trace_stream_push(c->trace, word);
@@ -114,8 +120,11 @@ static uint32_t cpu_flash_read(xb_cpu *c, uint32_t addr, uint32_t off, int alias
 	int hit = (mode == XB_ALIAS_CACHED_ALLOC && c->xip_cache_on)
 			  ? cache_fetch(c->cache, off)
 			  : xip_flash_access(c, off, mode);
-	if (!hit)
+	if (!hit) {
 		c->cycles += c->miss_penalty;
+		if (c->xip_dead)
+			xip_unanswered(c, off);
+	}
 	if (c->trace)
 		trace_stream_push(c->trace, addr);
 	uint32_t v = 0;

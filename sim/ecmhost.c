@@ -16,19 +16,13 @@ typedef usbnet_slot ecm_slot;
 enum { B_SET_INTERFACE, B_FILTER, B_LANGID, B_MAC, B_DONE };
 
 struct xb_ecmhost {
-	xb_usbhost *h;
-	xb_ecmhost_options opt;
-	int bound, up, link, failed, closing, sts_split;
+	usbnet_dev d; /* first: what every usbnet driver has */
+	int sts_split;
 	int step;
 	uint8_t comm_intf, data_intf, data_alt, status_ep, in_ep, out_ep, imac, status_interval;
 	uint16_t status_mps, in_mps, out_mps, max_segment, langid;
-	uint8_t mac[6];
-	int have_mac;
-	ecm_slot ctl, halt_in, halt_out, halt_status, status;
-	ecm_slot *rx, *tx;
+	ecm_slot halt_in, halt_out, halt_status;
 	usbnet_queue q; /* frames waiting for a bulk OUT URB */
-	xb_ecmhost_stats stats;
-	char why[USBNET_WHY]; /* why the bring-up gave up */
 };
 
 static uint16_t le16(const uint8_t *p)
@@ -108,7 +102,7 @@ static void ecm_control_done(xb_urb *u);
 static int ecm_control(xb_ecmhost *e, ecm_slot *s, uint8_t rt, uint8_t req, uint16_t value,
 		       uint16_t index, uint16_t len)
 {
-	return usbnet_control(e->h, s, e, rt, req, value, index, NULL, len, ecm_control_done);
+	return usbnet_control(e->d.h, s, e, rt, req, value, index, NULL, len, ecm_control_done);
 }
 
 static void ecm_clear_halt(xb_ecmhost *e, ecm_slot *s, uint8_t ep)
@@ -125,7 +119,7 @@ static void ecm_status_done(xb_urb *u);
 
 static void ecm_submit_rx(xb_ecmhost *e, ecm_slot *s)
 {
-	usbnet_submit(e->h, s, e, XB_USBMON_BULK, e->in_ep, s->buf, e->max_segment, ecm_rx_done);
+	usbnet_submit(e->d.h, s, e, XB_USBMON_BULK, e->in_ep, s->buf, e->max_segment, ecm_rx_done);
 }
 
 static int ecm_submit_tx(void *drv, ecm_slot *s, const uint8_t *frame, size_t len)
@@ -136,34 +130,34 @@ static int ecm_submit_tx(void *drv, ecm_slot *s, const uint8_t *frame, size_t le
 	size_t n = len;
 	if (n % e->out_mps == 0)
 		s->buf[n++] = 0; /* usbnet: one byte of padding instead of a ZLP */
-	return usbnet_submit(e->h, s, e, XB_USBMON_BULK, e->out_ep, s->buf, (uint32_t)n,
+	return usbnet_submit(e->d.h, s, e, XB_USBMON_BULK, e->out_ep, s->buf, (uint32_t)n,
 			     ecm_tx_done);
 }
 
 static void ecm_open(xb_ecmhost *e)
 {
 	e->step = B_DONE;
-	e->up = 1;
-	e->stats.binds++;
+	e->d.up = 1;
+	e->d.stats.binds++;
 	if (e->status_ep)
-		usbnet_submit_status(e->h, &e->status, e, e->status_ep, e->status_mps,
+		usbnet_submit_status(e->d.h, &e->d.status, e, e->status_ep, e->status_mps,
 				     e->status_interval, ecm_status_done);
 	else /* no status endpoint: the carrier is simply on (the link was down) */
-		usbnet_set_link(&e->link, &e->opt, 1);
-	e->rx = usbnet_slots_new(e->opt.rx_urbs);
-	e->tx = usbnet_slots_new(e->opt.tx_urbs);
-	for (unsigned i = 0; i < e->opt.tx_urbs; i++)
-		e->tx[i].buf = xmalloc(e->max_segment + 1u);
-	for (unsigned i = 0; i < e->opt.rx_urbs; i++) {
-		e->rx[i].buf = xmalloc(e->max_segment);
-		ecm_submit_rx(e, &e->rx[i]);
+		usbnet_set_link(&e->d.link, &e->d.opt, 1);
+	e->d.rx = usbnet_slots_new(e->d.opt.rx_urbs);
+	e->d.tx = usbnet_slots_new(e->d.opt.tx_urbs);
+	for (unsigned i = 0; i < e->d.opt.tx_urbs; i++)
+		e->d.tx[i].buf = xmalloc(e->max_segment + 1u);
+	for (unsigned i = 0; i < e->d.opt.rx_urbs; i++) {
+		e->d.rx[i].buf = xmalloc(e->max_segment);
+		ecm_submit_rx(e, &e->d.rx[i]);
 	}
 }
 
 /* The bring-up gives up at the request in ctl, as cdc_ether's bind would. */
 static void ecm_fail(xb_ecmhost *e)
 {
-	usbnet_fail(&e->failed, e->why, &e->ctl, "cdc_ether");
+	usbnet_dev_fail(&e->d);
 }
 
 /* The bring-up sequence, one request after the other. */
@@ -177,26 +171,26 @@ static void ecm_step(xb_ecmhost *e, int step)
 			ecm_step(e, B_FILTER);
 			return;
 		}
-		rc = ecm_control(e, &e->ctl, 0x01, 0x0B, e->data_alt, e->data_intf, 0);
+		rc = ecm_control(e, &e->d.ctl, 0x01, 0x0B, e->data_alt, e->data_intf, 0);
 		break;
 	case B_FILTER:
-		rc = ecm_control(e, &e->ctl, 0x21, 0x43, 0x000C, e->comm_intf, 0);
+		rc = ecm_control(e, &e->d.ctl, 0x21, 0x43, 0x000C, e->comm_intf, 0);
 		break;
 	case B_LANGID:
-		e->langid = usbhost_langid(e->h);
+		e->langid = usbhost_langid(e->d.h);
 		if (e->langid) {
 			ecm_step(e, B_MAC);
 			return;
 		}
-		rc = ecm_control(e, &e->ctl, 0x80, 0x06, 0x0300, 0, 255);
+		rc = ecm_control(e, &e->d.ctl, 0x80, 0x06, 0x0300, 0, 255);
 		break;
 	case B_MAC:
-		rc = ecm_control(e, &e->ctl, 0x80, 0x06, (uint16_t)(0x0300 | e->imac), e->langid,
+		rc = ecm_control(e, &e->d.ctl, 0x80, 0x06, (uint16_t)(0x0300 | e->imac), e->langid,
 				 255);
 		break;
 	}
 	if (rc) {
-		e->ctl.urb.status = rc;
+		e->d.ctl.urb.status = rc;
 		ecm_fail(e);
 	}
 }
@@ -205,7 +199,7 @@ static void ecm_control_done(xb_urb *u)
 {
 	ecm_slot *s = (ecm_slot *)u;
 	xb_ecmhost *e = s->owner;
-	if (e->closing || !e->bound || s != &e->ctl)
+	if (e->d.closing || !e->d.bound || s != &e->d.ctl)
 		return; /* a halt cleared, or the device is gone */
 	int ok = u->status == XB_URB_OK;
 	switch (e->step) {
@@ -224,11 +218,11 @@ static void ecm_control_done(xb_urb *u)
 		ecm_step(e, B_MAC);
 		return;
 	case B_MAC:
-		if (!ok || usbnet_parse_mac(e->mac, s->buf, u->actual)) {
+		if (!ok || usbnet_parse_mac(e->d.mac, s->buf, u->actual)) {
 			ecm_fail(e);
 			return;
 		}
-		e->have_mac = 1;
+		e->d.have_mac = 1;
 		ecm_open(e);
 		return;
 	}
@@ -238,36 +232,36 @@ static void ecm_status_done(xb_urb *u)
 {
 	ecm_slot *s = (ecm_slot *)u;
 	xb_ecmhost *e = s->owner;
-	if (usbnet_urb_gone(u, e->closing))
+	if (usbnet_urb_gone(u, e->d.closing))
 		return;
 	if (u->status == XB_URB_OK) {
-		int link = usbnet_notification(&e->stats, &e->sts_split, s->buf, u->actual);
+		int link = usbnet_notification(&e->d.stats, &e->sts_split, s->buf, u->actual);
 		if (link >= 0)
-			usbnet_set_link(&e->link, &e->opt, link);
+			usbnet_set_link(&e->d.link, &e->d.opt, link);
 	} else if (u->status == XB_URB_EPIPE) {
 		ecm_clear_halt(e, &e->halt_status, e->status_ep);
 	}
 	memset(s->buf, 0, e->status_mps);
-	usbhost_submit(e->h, u);
+	usbhost_submit(e->d.h, u);
 }
 
 static void ecm_rx_done(xb_urb *u)
 {
 	ecm_slot *s = (ecm_slot *)u;
 	xb_ecmhost *e = s->owner;
-	if (usbnet_urb_gone(u, e->closing))
+	if (usbnet_urb_gone(u, e->d.closing))
 		return;
 	if (u->status == XB_URB_OK && u->actual >= ETH_HLEN) {
-		e->stats.rx_frames++;
-		e->stats.rx_bytes += u->actual;
-		if (e->opt.rx)
-			e->opt.rx(e->opt.rx_ctx, s->buf, u->actual, u->done_cycle);
+		e->d.stats.rx_frames++;
+		e->d.stats.rx_bytes += u->actual;
+		if (e->d.opt.rx)
+			e->d.opt.rx(e->d.opt.rx_ctx, s->buf, u->actual, u->done_cycle);
 	} else {
-		e->stats.rx_errors++;
+		e->d.stats.rx_errors++;
 		if (u->status == XB_URB_EPIPE)
 			ecm_clear_halt(e, &e->halt_in, e->in_ep);
 	}
-	if (!e->closing && e->up)
+	if (!e->d.closing && e->d.up)
 		ecm_submit_rx(e, s);
 }
 
@@ -275,27 +269,27 @@ static void ecm_tx_done(xb_urb *u)
 {
 	ecm_slot *s = (ecm_slot *)u;
 	xb_ecmhost *e = s->owner;
-	if (u->status == XB_URB_EPIPE && !e->closing)
+	if (u->status == XB_URB_EPIPE && !e->d.closing)
 		ecm_clear_halt(e, &e->halt_out, e->out_ep);
-	usbnet_tx_complete(s, &e->opt, &e->q, &e->stats, e->closing, &e->up, ecm_submit_tx, e);
+	usbnet_tx_complete(s, &e->d.opt, &e->q, &e->d.stats, e->d.closing, &e->d.up, ecm_submit_tx, e);
 }
 
 int ecmhost_send(xb_ecmhost *e, const uint8_t *frame, size_t len)
 {
-	if (!e->up || !e->link || len < ETH_HLEN || len > e->max_segment) {
-		e->stats.tx_dropped++;
+	if (!e->d.up || !e->d.link || len < ETH_HLEN || len > e->max_segment) {
+		e->d.stats.tx_dropped++;
 		return -1;
 	}
-	return usbnet_xmit(e->tx, e->opt.tx_urbs, &e->q, &e->stats, ecm_submit_tx, e, frame, len);
+	return usbnet_xmit(e->d.tx, e->d.opt.tx_urbs, &e->q, &e->d.stats, ecm_submit_tx, e, frame, len);
 }
 
 /* ---- Binding ---- */
 
 static void ecm_release(xb_ecmhost *e)
 {
-	usbnet_slots_free(e->rx, e->opt.rx_urbs);
-	usbnet_slots_free(e->tx, e->opt.tx_urbs);
-	e->rx = e->tx = NULL;
+	usbnet_slots_free(e->d.rx, e->d.opt.rx_urbs);
+	usbnet_slots_free(e->d.tx, e->d.opt.tx_urbs);
+	e->d.rx = e->d.tx = NULL;
 	usbnet_queue_clear(&e->q);
 }
 
@@ -304,12 +298,12 @@ static int ecm_probe(void *ctx, xb_usbhost *h, const uint8_t *config, size_t len
 	xb_ecmhost *e = ctx;
 	(void)h;
 	ecm_release(e);
-	e->bound = e->up = e->link = e->failed = e->have_mac = e->sts_split = 0;
+	usbnet_dev_probe(&e->d);
+	e->sts_split = 0;
 	e->status_ep = 0;
-	e->why[0] = 0;
 	if (!ecm_parse(e, config, len))
 		return 0;
-	e->bound = 1;
+	e->d.bound = 1;
 	ecm_step(e, B_SET_INTERFACE);
 	return 1;
 }
@@ -317,8 +311,7 @@ static int ecm_probe(void *ctx, xb_usbhost *h, const uint8_t *config, size_t len
 static void ecm_disconnect(void *ctx)
 {
 	xb_ecmhost *e = ctx;
-	e->bound = e->up = 0;
-	usbnet_set_link(&e->link, &e->opt, 0);
+	usbnet_dev_disconnect(&e->d);
 	ecm_release(e);
 }
 
@@ -330,14 +323,11 @@ static const xb_usbhost_driver ecm_driver = {
 xb_ecmhost *ecmhost_new(xb_usbhost *h, const xb_ecmhost_options *o)
 {
 	xb_ecmhost *e = xcalloc(1, sizeof *e);
-	e->h = h;
-	usbnet_options(&e->opt, o);
-	usbnet_queue_init(&e->q, e->opt.tx_queue);
-	e->ctl.buf = xcalloc(1, CTL_BUF);
 	e->halt_in.buf = xcalloc(1, CTL_BUF);
 	e->halt_out.buf = xcalloc(1, CTL_BUF);
 	e->halt_status.buf = xcalloc(1, CTL_BUF);
-	usbhost_add_driver(h, &ecm_driver, e);
+	usbnet_dev_init(&e->d, h, o, "cdc_ether", CTL_BUF, &ecm_driver, e);
+	usbnet_queue_init(&e->q, e->d.opt.tx_queue);
 	return e;
 }
 
@@ -345,44 +335,17 @@ void ecmhost_free(xb_ecmhost *e)
 {
 	if (!e)
 		return;
-	e->closing = 1;
-	ecm_slot *fixed[] = {&e->ctl, &e->halt_in, &e->halt_out, &e->halt_status, &e->status};
-	for (size_t i = 0; i < sizeof fixed / sizeof *fixed; i++)
-		usbnet_unlink(e->h, fixed[i], 1);
-	usbnet_unlink(e->h, e->rx, e->opt.rx_urbs);
-	usbnet_unlink(e->h, e->tx, e->opt.tx_urbs);
-	usbhost_remove_driver(e->h, &ecm_driver, e);
+	ecm_slot *halts[] = {&e->halt_in, &e->halt_out, &e->halt_status};
+	e->d.closing = 1;
+	for (size_t i = 0; i < sizeof halts / sizeof *halts; i++)
+		usbnet_unlink(e->d.h, halts[i], 1);
+	usbnet_dev_close(&e->d, &ecm_driver, e);
 	ecm_release(e);
-	free(e->ctl.buf);
-	free(e->halt_in.buf);
-	free(e->halt_out.buf);
-	free(e->halt_status.buf);
-	free(e->status.buf);
+	for (size_t i = 0; i < sizeof halts / sizeof *halts; i++)
+		free(halts[i]->buf);
+	usbnet_dev_free(&e->d);
 	usbnet_queue_free(&e->q);
 	free(e);
 }
 
-int ecmhost_up(const xb_ecmhost *e)
-{
-	return e->up;
-}
-
-int ecmhost_link(const xb_ecmhost *e)
-{
-	return e->link;
-}
-
-const uint8_t *ecmhost_mac(const xb_ecmhost *e)
-{
-	return e->have_mac ? e->mac : NULL;
-}
-
-void ecmhost_stats(const xb_ecmhost *e, xb_ecmhost_stats *out)
-{
-	*out = e->stats;
-}
-
-int ecmhost_trouble(const xb_ecmhost *e, char *out, size_t n)
-{
-	return usbnet_trouble(e->failed, e->why, &e->ctl, "cdc_ether", e->bound && !e->up, out, n);
-}
+USBNET_DEV_GETTERS(ecmhost, xb_ecmhost)

@@ -113,6 +113,11 @@ xb_flashchip *flashchip_probe_copy(const xb_flashchip *f)
 	return c;
 }
 
+uint64_t flashchip_busy_until(const xb_flashchip *f)
+{
+	return f->busy_until;
+}
+
 int flashchip_busy(const xb_flashchip *f, uint64_t cycle)
 {
 	return cycle < f->busy_until;

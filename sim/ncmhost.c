@@ -38,14 +38,11 @@ typedef struct nc_ntb {
 } nc_ntb;
 
 struct xb_ncmhost {
-	xb_usbhost *h;
-	xb_ecmhost_options opt;
-	int bound, up, link, failed, closing, sts_split;
+	usbnet_dev d; /* first: what every usbnet driver has */
+	int sts_split;
 	int step;
 	uint8_t comm_intf, data_intf, status_ep, in_ep, out_ep, imac, status_interval, ncaps;
 	uint16_t status_mps, in_mps, out_mps, max_segment, langid;
-	uint8_t mac[6];
-	int have_mac;
 	/* NTB parameters in use */
 	uint32_t rx_max, tx_max, min_tx_pkt, max_ndp;
 	uint16_t tx_modulus, tx_remainder, tx_ndp_modulus, tx_max_datagrams, tx_seq;
@@ -56,10 +53,6 @@ struct xb_ncmhost {
 	/* whole NTBs waiting for an URB: a ring */
 	nc_ntb *queue;
 	unsigned q_head, q_count, q_cap;
-	nc_slot ctl, status;
-	nc_slot *rx, *tx;
-	xb_ecmhost_stats stats;
-	char why[USBNET_WHY]; /* why the bring-up gave up */
 	xb_ncmhost_info info;
 };
 
@@ -146,7 +139,7 @@ static void nc_control_done(xb_urb *u);
 static int nc_control(xb_ncmhost *n, uint8_t rt, uint8_t req, uint16_t value, uint16_t index,
 		      const uint8_t *data, uint16_t len)
 {
-	return usbnet_control(n->h, &n->ctl, n, rt, req, value, index, data, len, nc_control_done);
+	return usbnet_control(n->d.h, &n->d.ctl, n, rt, req, value, index, data, len, nc_control_done);
 }
 
 static void nc_step(xb_ncmhost *n, int step);
@@ -156,7 +149,7 @@ static void nc_settle_event(xb_board *b, void *ctx)
 	(void)b;
 	xb_ncmhost *n = ctx;
 	n->settle_event = 0;
-	if (n->bound && !n->closing)
+	if (n->d.bound && !n->d.closing)
 		nc_step(n, B_ALT1);
 }
 
@@ -199,7 +192,7 @@ static void nc_open(xb_ncmhost *n);
 /* The bring-up gives up at the request in ctl, as cdc_ncm's bind would. */
 static void nc_fail(xb_ncmhost *n)
 {
-	usbnet_fail(&n->failed, n->why, &n->ctl, "cdc_ncm");
+	usbnet_dev_fail(&n->d);
 }
 
 static void nc_step(xb_ncmhost *n, int step)
@@ -224,8 +217,8 @@ static void nc_step(xb_ncmhost *n, int step)
 		rc = nc_control(n, 0x21, 0x84, 0, n->comm_intf, NULL, 0);
 		break;
 	case B_SETTLE: {
-		xb_board *b = usbhost_board(n->h);
-		uint64_t at = usbhost_now(n->h) + (uint64_t)SETTLE_US * board_cpu_hz(b) / 1000000u;
+		xb_board *b = usbhost_board(n->d.h);
+		uint64_t at = usbhost_now(n->d.h) + (uint64_t)SETTLE_US * board_cpu_hz(b) / 1000000u;
 		n->settle_event = board_schedule(b, at, nc_settle_event, n);
 		return;
 	}
@@ -233,7 +226,7 @@ static void nc_step(xb_ncmhost *n, int step)
 		rc = nc_control(n, 0x01, 0x0B, 1, n->data_intf, NULL, 0);
 		break;
 	case B_MAC:
-		n->langid = usbhost_langid(n->h);
+		n->langid = usbhost_langid(n->d.h);
 		rc = nc_control(n, 0x80, 0x06, (uint16_t)(0x0300 | n->imac),
 				n->langid ? n->langid : 0x0409, NULL, 255);
 		break;
@@ -256,7 +249,7 @@ static void nc_step(xb_ncmhost *n, int step)
 		return;
 	}
 	if (rc) {
-		n->ctl.urb.status = rc;
+		n->d.ctl.urb.status = rc;
 		nc_fail(n);
 	}
 }
@@ -265,7 +258,7 @@ static void nc_control_done(xb_urb *u)
 {
 	nc_slot *s = (nc_slot *)u;
 	xb_ncmhost *n = s->owner;
-	if (n->closing || !n->bound || n->up)
+	if (n->d.closing || !n->d.bound || n->d.up)
 		return;
 	int ok = u->status == XB_URB_OK;
 	switch (n->step) {
@@ -282,11 +275,11 @@ static void nc_control_done(xb_urb *u)
 		nc_step(n, B_FORMAT);
 		return;
 	case B_MAC:
-		if (!ok || usbnet_parse_mac(n->mac, s->buf, u->actual)) {
+		if (!ok || usbnet_parse_mac(n->d.mac, s->buf, u->actual)) {
 			nc_fail(n);
 			return;
 		}
-		n->have_mac = 1;
+		n->d.have_mac = 1;
 		nc_step(n, B_INSIZE);
 		return;
 	case B_INSIZE: /* a refusal keeps the device's size */
@@ -358,7 +351,7 @@ static int nc_submit_ntb(xb_ncmhost *n, nc_slot *s, nc_ntb *t)
 	n->info.ntbs_out++;
 	t->buf = NULL;
 	t->lens = NULL;
-	return usbnet_submit(n->h, s, n, XB_USBMON_BULK, n->out_ep, s->buf, (uint32_t)t->len,
+	return usbnet_submit(n->d.h, s, n, XB_USBMON_BULK, n->out_ep, s->buf, (uint32_t)t->len,
 			     nc_tx_done);
 }
 
@@ -369,18 +362,18 @@ static void nc_flush(xb_ncmhost *n)
 	if (!t->buf)
 		return;
 	if (n->timer_event) {
-		board_cancel(usbhost_board(n->h), n->timer_event);
+		board_cancel(usbhost_board(n->d.h), n->timer_event);
 		n->timer_event = 0;
 	}
 	n->pending = 0;
-	nc_slot *s = usbnet_idle_tx(n->tx, n->opt.tx_urbs, n->q_count);
+	nc_slot *s = usbnet_idle_tx(n->d.tx, n->d.opt.tx_urbs, n->q_count);
 	if (s) {
 		if (nc_submit_ntb(n, s, t))
-			n->stats.tx_dropped += s->frames;
+			n->d.stats.tx_dropped += s->frames;
 		return;
 	}
 	if (n->q_count == n->q_cap) {
-		n->stats.tx_dropped += t->frames;
+		n->d.stats.tx_dropped += t->frames;
 		free(t->buf);
 		free(t->lens);
 		t->buf = NULL;
@@ -409,8 +402,8 @@ static void nc_timer_event(xb_board *b, void *ctx)
 
 int ncmhost_send(xb_ncmhost *n, const uint8_t *frame, size_t len)
 {
-	if (!n->up || !n->link || len < ETH_HLEN || len > n->max_segment) {
-		n->stats.tx_dropped++;
+	if (!n->d.up || !n->d.link || len < ETH_HLEN || len > n->max_segment) {
+		n->d.stats.tx_dropped++;
 		return -1;
 	}
 	if (n->cur.buf) { /* no room for this one: the NTB goes first */
@@ -438,8 +431,8 @@ int ncmhost_send(xb_ncmhost *n, const uint8_t *frame, size_t len)
 	if (t->frames < RESTART_COUNT)
 		n->pending = TIMER_PENDING;
 	if (!n->timer_event) {
-		xb_board *b = usbhost_board(n->h);
-		n->timer_event = board_schedule(b, usbhost_now(n->h) +
+		xb_board *b = usbhost_board(n->d.h);
+		n->timer_event = board_schedule(b, usbhost_now(n->d.h) +
 							   (uint64_t)TIMER_US * board_cpu_hz(b) / 1000000u,
 						nc_timer_event, n);
 	}
@@ -452,33 +445,33 @@ static void nc_tx_done(xb_urb *u)
 	xb_ncmhost *n = s->owner;
 	for (unsigned i = 0; i < s->frames; i++) {
 		if (u->status == XB_URB_OK) {
-			n->stats.tx_frames++;
-			n->stats.tx_bytes += s->lens[i];
+			n->d.stats.tx_frames++;
+			n->d.stats.tx_bytes += s->lens[i];
 		} else {
-			n->stats.tx_errors++;
+			n->d.stats.tx_errors++;
 		}
 	}
-	if (u->status == XB_URB_EPIPE && !n->closing)
-		usbhost_clear_halt(n->h, n->out_ep, NULL, NULL);
-	if (n->closing)
+	if (u->status == XB_URB_EPIPE && !n->d.closing)
+		usbhost_clear_halt(n->d.h, n->out_ep, NULL, NULL);
+	if (n->d.closing)
 		return;
-	for (unsigned i = 0; i < s->frames && n->opt.tx_done; i++)
-		n->opt.tx_done(n->opt.tx_ctx, s->lens[i], u->status, u->done_cycle);
+	for (unsigned i = 0; i < s->frames && n->d.opt.tx_done; i++)
+		n->d.opt.tx_done(n->d.opt.tx_ctx, s->lens[i], u->status, u->done_cycle);
 	s->frames = 0;
-	if (!n->up || !n->q_count)
+	if (!n->d.up || !n->q_count)
 		return;
 	nc_ntb t = n->queue[n->q_head];
 	n->q_head = (n->q_head + 1) % n->q_cap;
 	n->q_count--;
 	if (nc_submit_ntb(n, s, &t))
-		n->stats.tx_dropped += s->frames;
+		n->d.stats.tx_dropped += s->frames;
 }
 
 /* ---- Receive ---- */
 
 static void nc_submit_rx(xb_ncmhost *n, nc_slot *s)
 {
-	usbnet_submit(n->h, s, n, XB_USBMON_BULK, n->in_ep, s->buf, n->rx_max, nc_rx_done);
+	usbnet_submit(n->d.h, s, n, XB_USBMON_BULK, n->in_ep, s->buf, n->rx_max, nc_rx_done);
 }
 
 /* cdc_ncm_rx_fixup over one NTB16. */
@@ -487,7 +480,7 @@ static void nc_rx_ntb(xb_ncmhost *n, const uint8_t *b, uint32_t len, uint64_t cy
 	if (len < NTH16_LEN || le32(b) != NTH16_SIGN || le16(b + 4) != NTH16_LEN ||
 	    le16(b + 8) > n->rx_max) {
 		n->info.ntb_errors++;
-		n->stats.rx_errors++;
+		n->d.stats.rx_errors++;
 		return;
 	}
 	n->info.ntbs_in++;
@@ -495,14 +488,14 @@ static void nc_rx_ntb(xb_ncmhost *n, const uint8_t *b, uint32_t len, uint64_t cy
 	for (unsigned hops = 0; ndp && hops < 32; hops++) {
 		if (ndp + 16u > len || ndp % 4) { /* cdc_ncm_rx_verify_ndp16 */
 			n->info.ntb_errors++;
-			n->stats.rx_errors++;
+			n->d.stats.rx_errors++;
 			return;
 		}
 		const uint8_t *d = b + ndp;
 		uint32_t sign = le32(d), dl = le16(d + 4);
 		if ((sign != NDP16_SIGN0 && sign != NDP16_SIGN1) || dl < 16 || ndp + dl > len) {
 			n->info.ntb_errors++;
-			n->stats.rx_errors++;
+			n->d.stats.rx_errors++;
 			return;
 		}
 		unsigned entries = (dl - 8) / 4;
@@ -511,19 +504,19 @@ static void nc_rx_ntb(xb_ncmhost *n, const uint8_t *b, uint32_t len, uint64_t cy
 			if (!off || !dlen) {
 				if (!i) { /* an NDP without datagrams */
 					n->info.ntb_errors++;
-					n->stats.rx_errors++;
+					n->d.stats.rx_errors++;
 				}
 				break;
 			}
 			if (off + dlen > len || dlen > n->rx_max || dlen < ETH_HLEN) {
-				n->stats.rx_errors++;
+				n->d.stats.rx_errors++;
 				break; /* the rest of this NDP is skipped */
 			}
-			n->stats.rx_frames++;
-			n->stats.rx_bytes += dlen;
-			if (n->opt.rx)
-				n->opt.rx(n->opt.rx_ctx, b + off, dlen, cycle);
-			if (n->closing)
+			n->d.stats.rx_frames++;
+			n->d.stats.rx_bytes += dlen;
+			if (n->d.opt.rx)
+				n->d.opt.rx(n->d.opt.rx_ctx, b + off, dlen, cycle);
+			if (n->d.closing)
 				return;
 		}
 		ndp = le16(d + 6);
@@ -534,29 +527,29 @@ static void nc_rx_done(xb_urb *u)
 {
 	nc_slot *s = (nc_slot *)u;
 	xb_ncmhost *n = s->owner;
-	if (usbnet_urb_gone(u, n->closing))
+	if (usbnet_urb_gone(u, n->d.closing))
 		return;
 	if (u->status == XB_URB_OK)
 		nc_rx_ntb(n, s->buf, u->actual, u->done_cycle);
 	else {
-		n->stats.rx_errors++;
+		n->d.stats.rx_errors++;
 		if (u->status == XB_URB_EPIPE)
-			usbhost_clear_halt(n->h, n->in_ep, NULL, NULL);
+			usbhost_clear_halt(n->d.h, n->in_ep, NULL, NULL);
 	}
-	if (!n->closing && n->up)
+	if (!n->d.closing && n->d.up)
 		nc_submit_rx(n, s);
 }
 
 /* The link goes down: the NTB being filled is dropped. */
 static void nc_set_link(xb_ncmhost *n, int up)
 {
-	if (!up && n->link && n->cur.buf) {
+	if (!up && n->d.link && n->cur.buf) {
 		free(n->cur.buf);
 		free(n->cur.lens);
 		n->cur.buf = NULL;
 		n->cur.lens = NULL;
 	}
-	usbnet_set_link(&n->link, &n->opt, up);
+	usbnet_set_link(&n->d.link, &n->d.opt, up);
 }
 
 /* cdc_ncm_status: NETWORK_CONNECTION and CONNECTION_SPEED_CHANGE (CDC 1.2, 6.3). */
@@ -564,34 +557,34 @@ static void nc_status_done(xb_urb *u)
 {
 	nc_slot *s = (nc_slot *)u;
 	xb_ncmhost *n = s->owner;
-	if (usbnet_urb_gone(u, n->closing))
+	if (usbnet_urb_gone(u, n->d.closing))
 		return;
 	if (u->status == XB_URB_OK) {
-		int link = usbnet_notification(&n->stats, &n->sts_split, s->buf, u->actual);
+		int link = usbnet_notification(&n->d.stats, &n->sts_split, s->buf, u->actual);
 		if (link >= 0)
 			nc_set_link(n, link);
 	} else if (u->status == XB_URB_EPIPE) {
-		usbhost_clear_halt(n->h, n->status_ep, NULL, NULL);
+		usbhost_clear_halt(n->d.h, n->status_ep, NULL, NULL);
 	}
 	memset(s->buf, 0, n->status_mps);
-	usbhost_submit(n->h, u);
+	usbhost_submit(n->d.h, u);
 }
 
 static void nc_open(xb_ncmhost *n)
 {
 	n->step = B_DONE;
-	n->up = 1;
-	n->stats.binds++;
+	n->d.up = 1;
+	n->d.stats.binds++;
 	if (n->status_ep)
-		usbnet_submit_status(n->h, &n->status, n, n->status_ep, n->status_mps,
+		usbnet_submit_status(n->d.h, &n->d.status, n, n->status_ep, n->status_mps,
 				     n->status_interval, nc_status_done);
 	else
 		nc_set_link(n, 1);
-	n->rx = usbnet_slots_new(n->opt.rx_urbs);
-	n->tx = usbnet_slots_new(n->opt.tx_urbs);
-	for (unsigned i = 0; i < n->opt.rx_urbs; i++) {
-		n->rx[i].buf = xmalloc(n->rx_max);
-		nc_submit_rx(n, &n->rx[i]);
+	n->d.rx = usbnet_slots_new(n->d.opt.rx_urbs);
+	n->d.tx = usbnet_slots_new(n->d.opt.tx_urbs);
+	for (unsigned i = 0; i < n->d.opt.rx_urbs; i++) {
+		n->d.rx[i].buf = xmalloc(n->rx_max);
+		nc_submit_rx(n, &n->d.rx[i]);
 	}
 }
 
@@ -599,16 +592,16 @@ static void nc_open(xb_ncmhost *n)
 
 static void nc_release(xb_ncmhost *n)
 {
-	xb_board *b = usbhost_board(n->h);
+	xb_board *b = usbhost_board(n->d.h);
 	if (n->timer_event)
 		board_cancel(b, n->timer_event);
 	if (n->settle_event)
 		board_cancel(b, n->settle_event);
 	n->timer_event = n->settle_event = 0;
 	n->pending = 0;
-	usbnet_slots_free(n->rx, n->opt.rx_urbs);
-	usbnet_slots_free(n->tx, n->opt.tx_urbs);
-	n->rx = n->tx = NULL;
+	usbnet_slots_free(n->d.rx, n->d.opt.rx_urbs);
+	usbnet_slots_free(n->d.tx, n->d.opt.tx_urbs);
+	n->d.rx = n->d.tx = NULL;
 	free(n->cur.buf);
 	free(n->cur.lens);
 	n->cur.buf = NULL;
@@ -627,14 +620,14 @@ static int nc_probe(void *ctx, xb_usbhost *h, const uint8_t *config, size_t len)
 	xb_ncmhost *n = ctx;
 	(void)h;
 	nc_release(n);
-	n->bound = n->up = n->link = n->failed = n->have_mac = n->sts_split = 0;
-	n->why[0] = 0;
+	usbnet_dev_probe(&n->d);
+	n->sts_split = 0;
 	n->status_ep = n->in_ep = n->out_ep = 0;
 	n->tx_seq = 0;
 	memset(&n->info, 0, sizeof n->info);
 	if (!nc_parse(n, config, len))
 		return 0;
-	n->bound = 1;
+	n->d.bound = 1;
 	nc_step(n, B_ALT1_RESET);
 	return 1;
 }
@@ -642,7 +635,7 @@ static int nc_probe(void *ctx, xb_usbhost *h, const uint8_t *config, size_t len)
 static void nc_disconnect(void *ctx)
 {
 	xb_ncmhost *n = ctx;
-	n->bound = n->up = 0;
+	n->d.bound = n->d.up = 0;
 	nc_set_link(n, 0);
 	nc_release(n);
 }
@@ -655,12 +648,9 @@ static const xb_usbhost_driver nc_driver = {
 xb_ncmhost *ncmhost_new(xb_usbhost *h, const xb_ecmhost_options *o)
 {
 	xb_ncmhost *n = xcalloc(1, sizeof *n);
-	n->h = h;
-	usbnet_options(&n->opt, o);
-	n->q_cap = n->opt.tx_queue;
+	usbnet_dev_init(&n->d, h, o, "cdc_ncm", CTL_BUF, &nc_driver, n);
+	n->q_cap = n->d.opt.tx_queue;
 	n->queue = xcalloc(n->q_cap, sizeof *n->queue);
-	n->ctl.buf = xcalloc(1, CTL_BUF);
-	usbhost_add_driver(h, &nc_driver, n);
 	return n;
 }
 
@@ -668,37 +658,11 @@ void ncmhost_free(xb_ncmhost *n)
 {
 	if (!n)
 		return;
-	n->closing = 1;
-	usbnet_unlink(n->h, &n->ctl, 1);
-	usbnet_unlink(n->h, &n->status, 1);
-	usbnet_unlink(n->h, n->rx, n->opt.rx_urbs);
-	usbnet_unlink(n->h, n->tx, n->opt.tx_urbs);
-	usbhost_remove_driver(n->h, &nc_driver, n);
+	usbnet_dev_close(&n->d, &nc_driver, n);
 	nc_release(n);
-	free(n->ctl.buf);
-	free(n->status.buf);
+	usbnet_dev_free(&n->d);
 	free(n->queue);
 	free(n);
-}
-
-int ncmhost_up(const xb_ncmhost *n)
-{
-	return n->up;
-}
-
-int ncmhost_link(const xb_ncmhost *n)
-{
-	return n->link;
-}
-
-const uint8_t *ncmhost_mac(const xb_ncmhost *n)
-{
-	return n->have_mac ? n->mac : NULL;
-}
-
-void ncmhost_stats(const xb_ncmhost *n, xb_ecmhost_stats *out)
-{
-	*out = n->stats;
 }
 
 void ncmhost_info(const xb_ncmhost *n, xb_ncmhost_info *out)
@@ -706,7 +670,4 @@ void ncmhost_info(const xb_ncmhost *n, xb_ncmhost_info *out)
 	*out = n->info;
 }
 
-int ncmhost_trouble(const xb_ncmhost *n, char *out, size_t len)
-{
-	return usbnet_trouble(n->failed, n->why, &n->ctl, "cdc_ncm", n->bound && !n->up, out, len);
-}
+USBNET_DEV_GETTERS(ncmhost, xb_ncmhost)

@@ -458,6 +458,8 @@ unsigned flashchip_clock(xb_flashchip *f, unsigned io, uint64_t cycle, unsigned 
 uint8_t flashchip_status(const xb_flashchip *f, unsigned n, uint64_t cycle);
 void flashchip_set_status(xb_flashchip *f, unsigned n, uint8_t v);
 int flashchip_busy(const xb_flashchip *f, uint64_t cycle);
+/* The cycle the current program, erase or status write ends. */
+uint64_t flashchip_busy_until(const xb_flashchip *f);
 int flashchip_powered_down(const xb_flashchip *f);
 /* Continuous read (after BBh/EBh with mode bits M5-4 = 10): 1 and *cmd the read. */
 int flashchip_continuous(const xb_flashchip *f, uint8_t *cmd);

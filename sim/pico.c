@@ -331,6 +331,7 @@ void pico_summary(xb_pico *p, xb_pico_summary *s)
 	s->xip_accesses = k.xip_accesses;
 	s->xip_hits = k.xip_hits;
 	s->xip_misses = k.xip_misses;
+	s->xip_unanswered = k.xip_unanswered;
 	s->faults = board_faults(p->board, &s->last_fault);
 	s->pc = board_reg(p->board, XB_REG_PC);
 	s->unmapped = bus_unmapped_count(board_bus(p->board));

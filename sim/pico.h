@@ -102,6 +102,7 @@ typedef struct xb_pico_summary {
 	uint32_t cpu_hz;
 	uint64_t cycles, instructions, sleep_cycles, exceptions;
 	uint64_t xip_accesses, xip_hits, xip_misses;
+	uint64_t xip_unanswered;  /* flash reads while the flash could not answer (board.h) */
 	uint64_t faults;          /* HardFaults and lockups since pico_new */
 	xb_fault last_fault;      /* zeroed when faults == 0 */
 	uint32_t pc;              /* the next instruction the core would execute */

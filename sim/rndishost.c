@@ -40,24 +40,16 @@ typedef usbnet_slot rn_slot;
 enum { B_INIT, B_MEDIUM, B_MAC, B_FILTER, B_HALT, B_DONE };
 
 struct xb_rndishost {
-	xb_usbhost *h;
-	xb_ecmhost_options opt;
-	int bound, up, link, closing;
+	usbnet_dev d; /* first: what every usbnet driver has */
 	int step;
 	uint8_t comm_intf, data_intf, status_ep, in_ep, out_ep, status_interval;
 	uint16_t status_mps, in_mps, out_mps;
 	uint32_t rx_size;
-	uint8_t mac[6];
-	int have_mac;
 	/* the command in progress */
 	uint8_t cmd[CONTROL_BUFFER_SIZE];
 	uint32_t cmd_len, xid, next_xid, tries;
 	uint64_t poll_event;
-	rn_slot ctl, status;
-	char why[USBNET_WHY]; /* why the bring-up gave up */
-	rn_slot *rx, *tx;
 	usbnet_queue q; /* frames waiting for a bulk OUT URB */
-	xb_ecmhost_stats stats;
 	xb_rndishost_info info;
 };
 
@@ -142,7 +134,7 @@ static void rn_fail(xb_rndishost *r);
 static int rn_control(xb_rndishost *r, uint8_t rt, uint8_t req, const uint8_t *data,
 		      uint16_t len)
 {
-	return usbnet_control(r->h, &r->ctl, r, rt, req, 0, r->comm_intf, data, len,
+	return usbnet_control(r->d.h, &r->d.ctl, r, rt, req, 0, r->comm_intf, data, len,
 			      rn_control_done);
 }
 
@@ -159,7 +151,7 @@ static void rn_poll_event(xb_board *b, void *ctx)
 	(void)b;
 	xb_rndishost *r = ctx;
 	r->poll_event = 0;
-	if (r->bound && !r->closing)
+	if (r->d.bound && !r->d.closing)
 		rn_poll(r);
 }
 
@@ -183,8 +175,8 @@ static void rn_command(xb_rndishost *r, uint32_t len)
 
 static void rn_schedule_poll(xb_rndishost *r)
 {
-	xb_board *b = usbhost_board(r->h);
-	uint64_t at = usbhost_now(r->h) + (uint64_t)POLL_MS * board_cpu_hz(b) / 1000;
+	xb_board *b = usbhost_board(r->d.h);
+	uint64_t at = usbhost_now(r->d.h) + (uint64_t)POLL_MS * board_cpu_hz(b) / 1000;
 	r->poll_event = board_schedule(b, at, rn_poll_event, r);
 }
 
@@ -230,8 +222,8 @@ static void rn_open(xb_rndishost *r);
 /* The step's answer was checked by rn_response; look at what it says, then go on. */
 static void rn_step(xb_rndishost *r, int step)
 {
-	const uint8_t *d = r->ctl.buf;
-	uint32_t n = r->ctl.urb.actual;
+	const uint8_t *d = r->d.ctl.buf;
+	uint32_t n = r->d.ctl.urb.actual;
 	/* What the step just finished tells (the response is still in the control buffer). */
 	switch (step) {
 	case B_MEDIUM: { /* after INITIALIZE_CMPLT */
@@ -260,8 +252,8 @@ static void rn_step(xb_rndishost *r, int step)
 		}
 		memcpy(r->info.device_mac, d + 8 + off, 6);
 		if (!(r->info.device_mac[0] & 0x02)) {
-			memcpy(r->mac, r->info.device_mac, 6);
-			r->have_mac = 1;
+			memcpy(r->d.mac, r->info.device_mac, 6);
+			r->d.have_mac = 1;
 		}
 		break;
 	}
@@ -301,7 +293,7 @@ static void rn_step(xb_rndishost *r, int step)
 	case B_HALT:
 		put32(r->cmd, MSG_HALT);
 		put32(r->cmd + 4, 12);
-		r->info.failed = 1;
+		r->d.failed = 1;
 		rn_command(r, 12);
 		return;
 	case B_DONE:
@@ -318,17 +310,17 @@ static void rn_note_failure(xb_rndishost *r)
 		"REMOTE_NDIS_QUERY_MSG (OID_802_3_PERMANENT_ADDRESS)",
 		"REMOTE_NDIS_SET_MSG (OID_GEN_CURRENT_PACKET_FILTER)", "REMOTE_NDIS_HALT_MSG"};
 	const char *m = (r->step & 0xFF) < 5 ? msg[r->step & 0xFF] : "a message";
-	if (r->why[0])
+	if (r->d.why[0])
 		return;
-	if (r->ctl.urb.status != XB_URB_OK) {
+	if (r->d.ctl.urb.status != XB_URB_OK) {
 		char who[96];
 		snprintf(who, sizeof who, "rndis_host (%s)", m);
-		usbnet_failure_text(&r->ctl, who, r->why, sizeof r->why);
+		usbnet_failure_text(&r->d.ctl, who, r->d.why, sizeof r->d.why);
 	} else if (r->tries >= POLL_TRIES) {
-		snprintf(r->why, sizeof r->why, "rndis_host: %s got no answer in %u polls", m,
+		snprintf(r->d.why, sizeof r->d.why, "rndis_host: %s got no answer in %u polls", m,
 			 (unsigned)POLL_TRIES);
 	} else {
-		snprintf(r->why, sizeof r->why, "rndis_host: %s was answered with an error status",
+		snprintf(r->d.why, sizeof r->d.why, "rndis_host: %s was answered with an error status",
 			 m);
 	}
 }
@@ -337,16 +329,16 @@ static void rn_fail(xb_rndishost *r)
 {
 	if (r->step != B_MEDIUM)
 		rn_note_failure(r);
-	if (r->step == B_HALT || r->info.failed) {
-		r->info.failed = 1;
+	if (r->step == B_HALT || r->d.failed) {
+		r->d.failed = 1;
 		return;
 	}
 	if (r->step == B_INIT) { /* "it might not even be an RNDIS device": no HALT */
-		r->info.failed = 1;
+		r->d.failed = 1;
 		return;
 	}
 	if (r->step == B_MEDIUM) { /* the medium is optional: unspecified */
-		r->ctl.urb.actual = 0;
+		r->d.ctl.urb.actual = 0;
 		rn_step(r, B_MAC);
 		return;
 	}
@@ -357,7 +349,7 @@ static void rn_control_done(xb_urb *u)
 {
 	rn_slot *s = (rn_slot *)u;
 	xb_rndishost *r = s->owner;
-	if (r->closing || !r->bound || s != &r->ctl || r->up)
+	if (r->d.closing || !r->d.bound || s != &r->d.ctl || r->d.up)
 		return;
 	int ok = u->status == XB_URB_OK;
 	if (r->step & 0x100) { /* a KEEPALIVE_C went: poll again after the pause */
@@ -386,7 +378,7 @@ static void rn_status_done(xb_urb *u);
 
 static void rn_submit_rx(xb_rndishost *r, rn_slot *s)
 {
-	usbnet_submit(r->h, s, r, XB_USBMON_BULK, r->in_ep, s->buf, r->rx_size, rn_rx_done);
+	usbnet_submit(r->d.h, s, r, XB_USBMON_BULK, r->in_ep, s->buf, r->rx_size, rn_rx_done);
 }
 
 static int rn_submit_tx(void *drv, rn_slot *s, const uint8_t *frame, size_t len)
@@ -403,39 +395,39 @@ static int rn_submit_tx(void *drv, rn_slot *s, const uint8_t *frame, size_t len)
 	if (n % r->out_mps == 0)
 		b[n++] = 0; /* usbnet: a byte of padding instead of a ZLP */
 	s->frame_len = len;
-	return usbnet_submit(r->h, s, r, XB_USBMON_BULK, r->out_ep, b, (uint32_t)n, rn_tx_done);
+	return usbnet_submit(r->d.h, s, r, XB_USBMON_BULK, r->out_ep, b, (uint32_t)n, rn_tx_done);
 }
 
 static void rn_open(xb_rndishost *r)
 {
 	r->step = B_DONE;
-	r->up = 1;
-	r->stats.binds++;
+	r->d.up = 1;
+	r->d.stats.binds++;
 	if (r->status_ep)
-		usbnet_submit_status(r->h, &r->status, r, r->status_ep, r->status_mps,
+		usbnet_submit_status(r->d.h, &r->d.status, r, r->status_ep, r->status_mps,
 				     r->status_interval, rn_status_done);
-	r->rx = usbnet_slots_new(r->opt.rx_urbs);
-	r->tx = usbnet_slots_new(r->opt.tx_urbs);
-	for (unsigned i = 0; i < r->opt.tx_urbs; i++)
-		r->tx[i].buf = xmalloc(PACKET_HDR + ETH_FRAME_MAX + 1u);
-	for (unsigned i = 0; i < r->opt.rx_urbs; i++) {
-		r->rx[i].buf = xmalloc(r->rx_size);
-		rn_submit_rx(r, &r->rx[i]);
+	r->d.rx = usbnet_slots_new(r->d.opt.rx_urbs);
+	r->d.tx = usbnet_slots_new(r->d.opt.tx_urbs);
+	for (unsigned i = 0; i < r->d.opt.tx_urbs; i++)
+		r->d.tx[i].buf = xmalloc(PACKET_HDR + ETH_FRAME_MAX + 1u);
+	for (unsigned i = 0; i < r->d.opt.rx_urbs; i++) {
+		r->d.rx[i].buf = xmalloc(r->rx_size);
+		rn_submit_rx(r, &r->d.rx[i]);
 	}
-	usbnet_set_link(&r->link, &r->opt, 1); /* no FLAG_LINK_INTR: the carrier is on once open */
+	usbnet_set_link(&r->d.link, &r->d.opt, 1); /* no FLAG_LINK_INTR: the carrier is on once open */
 }
 
 static void rn_status_done(xb_urb *u)
 {
 	rn_slot *s = (rn_slot *)u;
 	xb_rndishost *r = s->owner;
-	if (usbnet_urb_gone(u, r->closing))
+	if (usbnet_urb_gone(u, r->d.closing))
 		return;
 	if (u->status == XB_URB_OK && u->actual)
-		r->stats.notifications++; /* RESPONSE_AVAILABLE: rndis_status only logs it */
+		r->d.stats.notifications++; /* RESPONSE_AVAILABLE: rndis_status only logs it */
 	else if (u->status == XB_URB_EPIPE)
-		usbhost_clear_halt(r->h, r->status_ep, NULL, NULL);
-	usbhost_submit(r->h, u);
+		usbhost_clear_halt(r->d.h, r->status_ep, NULL, NULL);
+	usbhost_submit(r->d.h, u);
 }
 
 /* rndis_rx_fixup: every REMOTE_NDIS_PACKET_MSG of the transfer. */
@@ -443,28 +435,28 @@ static void rn_rx_done(xb_urb *u)
 {
 	rn_slot *s = (rn_slot *)u;
 	xb_rndishost *r = s->owner;
-	if (usbnet_urb_gone(u, r->closing))
+	if (usbnet_urb_gone(u, r->d.closing))
 		return;
 	if (u->status == XB_URB_OK && u->actual >= ETH_HLEN + PACKET_HDR) {
 		const uint8_t *p = s->buf;
 		uint32_t left = u->actual;
 		while (left) {
 			if (left < PACKET_HDR) {
-				r->stats.rx_errors++;
+				r->d.stats.rx_errors++;
 				break;
 			}
 			uint32_t type = le32(p), mlen = le32(p + 4), off = le32(p + 8),
 				 dlen = le32(p + 12);
 			if (type != MSG_PACKET || left < mlen || mlen < PACKET_HDR ||
 			    (uint64_t)off + dlen + 8 > mlen || dlen < ETH_HLEN) {
-				r->stats.rx_errors++;
+				r->d.stats.rx_errors++;
 				break;
 			}
-			r->stats.rx_frames++;
-			r->stats.rx_bytes += dlen;
-			if (r->opt.rx)
-				r->opt.rx(r->opt.rx_ctx, p + 8 + off, dlen, u->done_cycle);
-			if (r->closing)
+			r->d.stats.rx_frames++;
+			r->d.stats.rx_bytes += dlen;
+			if (r->d.opt.rx)
+				r->d.opt.rx(r->d.opt.rx_ctx, p + 8 + off, dlen, u->done_cycle);
+			if (r->d.closing)
 				return;
 			/* at most one message left: the rest is padding */
 			if (left - mlen < PACKET_HDR)
@@ -473,11 +465,11 @@ static void rn_rx_done(xb_urb *u)
 			left -= mlen;
 		}
 	} else {
-		r->stats.rx_errors++;
+		r->d.stats.rx_errors++;
 		if (u->status == XB_URB_EPIPE)
-			usbhost_clear_halt(r->h, r->in_ep, NULL, NULL);
+			usbhost_clear_halt(r->d.h, r->in_ep, NULL, NULL);
 	}
-	if (!r->closing && r->up)
+	if (!r->d.closing && r->d.up)
 		rn_submit_rx(r, s);
 }
 
@@ -485,32 +477,32 @@ static void rn_tx_done(xb_urb *u)
 {
 	rn_slot *s = (rn_slot *)u;
 	xb_rndishost *r = s->owner;
-	if (u->status == XB_URB_EPIPE && !r->closing)
-		usbhost_clear_halt(r->h, r->out_ep, NULL, NULL);
-	usbnet_tx_complete(s, &r->opt, &r->q, &r->stats, r->closing, &r->up, rn_submit_tx, r);
+	if (u->status == XB_URB_EPIPE && !r->d.closing)
+		usbhost_clear_halt(r->d.h, r->out_ep, NULL, NULL);
+	usbnet_tx_complete(s, &r->d.opt, &r->q, &r->d.stats, r->d.closing, &r->d.up, rn_submit_tx, r);
 }
 
 int rndishost_send(xb_rndishost *r, const uint8_t *frame, size_t len)
 {
-	if (!r->up || !r->link || len < ETH_HLEN || len > ETH_FRAME_MAX ||
+	if (!r->d.up || !r->d.link || len < ETH_HLEN || len > ETH_FRAME_MAX ||
 	    (r->info.init_max_transfer && PACKET_HDR + len > r->info.init_max_transfer)) {
-		r->stats.tx_dropped++;
+		r->d.stats.tx_dropped++;
 		return -1;
 	}
-	return usbnet_xmit(r->tx, r->opt.tx_urbs, &r->q, &r->stats, rn_submit_tx, r, frame, len);
+	return usbnet_xmit(r->d.tx, r->d.opt.tx_urbs, &r->q, &r->d.stats, rn_submit_tx, r, frame, len);
 }
 
 /* ---- Binding ---- */
 
 static void rn_release(xb_rndishost *r)
 {
-	xb_board *b = usbhost_board(r->h);
+	xb_board *b = usbhost_board(r->d.h);
 	if (r->poll_event)
 		board_cancel(b, r->poll_event);
 	r->poll_event = 0;
-	usbnet_slots_free(r->rx, r->opt.rx_urbs);
-	usbnet_slots_free(r->tx, r->opt.tx_urbs);
-	r->rx = r->tx = NULL;
+	usbnet_slots_free(r->d.rx, r->d.opt.rx_urbs);
+	usbnet_slots_free(r->d.tx, r->d.opt.tx_urbs);
+	r->d.rx = r->d.tx = NULL;
 	usbnet_queue_clear(&r->q);
 }
 
@@ -519,15 +511,14 @@ static int rn_probe(void *ctx, xb_usbhost *h, const uint8_t *config, size_t len)
 	xb_rndishost *r = ctx;
 	(void)h;
 	rn_release(r);
-	r->bound = r->up = r->link = r->have_mac = 0;
+	usbnet_dev_probe(&r->d);
 	r->status_ep = r->in_ep = r->out_ep = 0;
 	memset(&r->info, 0, sizeof r->info);
-	r->why[0] = 0;
 	if (!rn_parse(r, config, len))
 		return 0;
 	/* usbnet: rx_urb_size = hard_mtu + maxpacket + 1, rounded down to maxpacket */
 	r->rx_size = (HARD_MTU + r->in_mps + 1u) & ~(uint32_t)(r->in_mps - 1u);
-	r->bound = 1;
+	r->d.bound = 1;
 	r->next_xid = 0;
 	rn_step(r, B_INIT);
 	return 1;
@@ -536,8 +527,7 @@ static int rn_probe(void *ctx, xb_usbhost *h, const uint8_t *config, size_t len)
 static void rn_disconnect(void *ctx)
 {
 	xb_rndishost *r = ctx;
-	r->bound = r->up = 0;
-	usbnet_set_link(&r->link, &r->opt, 0);
+	usbnet_dev_disconnect(&r->d);
 	rn_release(r);
 }
 
@@ -549,11 +539,8 @@ static const xb_usbhost_driver rn_driver = {
 xb_rndishost *rndishost_new(xb_usbhost *h, const xb_ecmhost_options *o)
 {
 	xb_rndishost *r = xcalloc(1, sizeof *r);
-	r->h = h;
-	usbnet_options(&r->opt, o);
-	usbnet_queue_init(&r->q, r->opt.tx_queue);
-	r->ctl.buf = xcalloc(1, CONTROL_BUFFER_SIZE);
-	usbhost_add_driver(h, &rn_driver, r);
+	usbnet_dev_init(&r->d, h, o, "rndis_host", CONTROL_BUFFER_SIZE, &rn_driver, r);
+	usbnet_queue_init(&r->q, r->d.opt.tx_queue);
 	return r;
 }
 
@@ -561,47 +548,17 @@ void rndishost_free(xb_rndishost *r)
 {
 	if (!r)
 		return;
-	r->closing = 1;
-	rn_slot *fixed[] = {&r->ctl, &r->status};
-	for (size_t i = 0; i < sizeof fixed / sizeof *fixed; i++)
-		usbnet_unlink(r->h, fixed[i], 1);
-	usbnet_unlink(r->h, r->rx, r->opt.rx_urbs);
-	usbnet_unlink(r->h, r->tx, r->opt.tx_urbs);
-	usbhost_remove_driver(r->h, &rn_driver, r);
+	usbnet_dev_close(&r->d, &rn_driver, r);
 	rn_release(r);
-	free(r->ctl.buf);
-	free(r->status.buf);
+	usbnet_dev_free(&r->d);
 	usbnet_queue_free(&r->q);
 	free(r);
-}
-
-int rndishost_up(const xb_rndishost *r)
-{
-	return r->up;
-}
-
-int rndishost_link(const xb_rndishost *r)
-{
-	return r->link;
-}
-
-const uint8_t *rndishost_mac(const xb_rndishost *r)
-{
-	return r->have_mac ? r->mac : NULL;
-}
-
-void rndishost_stats(const xb_rndishost *r, xb_ecmhost_stats *out)
-{
-	*out = r->stats;
 }
 
 void rndishost_info(const xb_rndishost *r, xb_rndishost_info *out)
 {
 	*out = r->info;
+	out->failed = r->d.failed;
 }
 
-int rndishost_trouble(const xb_rndishost *r, char *out, size_t n)
-{
-	return usbnet_trouble(r->info.failed, r->why, &r->ctl, "rndis_host", r->bound && !r->up,
-			      out, n);
-}
+USBNET_DEV_GETTERS(rndishost, xb_rndishost)

@@ -452,6 +452,7 @@ static uint32_t qspi_serial_cycles(const xb_qspi *q, uint32_t ctrlr0, uint32_t s
 static void qspi_xip_eval(xb_qspi *q)
 {
 	const char *why = NULL;
+	int busy = 0;
 	unsigned tmod = CTRLR0_TMOD(q->ctrlr0);
 	if (!(q->ssienr & 1))
 		why = "the SSI is disabled";
@@ -465,7 +466,7 @@ static void qspi_xip_eval(xb_qspi *q)
 		why = "the chip select is not the SSI's (IO_QSPI GPIO_QSPI_SS_CTRL)";
 	else if (q->ucount || q->have_inst)
 		why = "the SSI is busy with a transfer";
-	else if (flashchip_busy(q->chip, board_cycles(q->board)))
+	else if ((busy = flashchip_busy(q->chip, board_cycles(q->board))) != 0)
 		why = "the flash is busy (erase, program or status write)";
 	else if (flashchip_powered_down(q->chip))
 		why = "the flash is powered down";
@@ -491,6 +492,9 @@ static void qspi_xip_eval(xb_qspi *q)
 		q->penalty = p < (int64_t)s ? s : (uint32_t)p;
 		board_set_xip_miss_penalty(q->board, q->penalty);
 	}
+	/* A busy flash answers again when its operation ends; the rest until a register
+	 * changes it. */
+	board_set_xip_dead(q->board, why, busy ? flashchip_busy_until(q->chip) : UINT64_MAX);
 }
 
 /* ---- SSI registers ---- */

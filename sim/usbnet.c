@@ -202,20 +202,63 @@ int usbnet_pending_text(const usbnet_slot *s, const char *driver, char *out, siz
 	return 1;
 }
 
-void usbnet_fail(int *failed, char *why, const usbnet_slot *ctl, const char *driver)
+void usbnet_dev_init(usbnet_dev *d, xb_usbhost *h, const xb_ecmhost_options *o,
+		     const char *name, size_t ctl_buf, const xb_usbhost_driver *drv, void *ctx)
 {
-	*failed = 1;
-	usbnet_failure_text(ctl, driver, why, USBNET_WHY);
+	d->h = h;
+	d->name = name;
+	usbnet_options(&d->opt, o);
+	d->ctl.buf = xcalloc(1, ctl_buf);
+	usbhost_add_driver(h, drv, ctx);
 }
 
-int usbnet_trouble(int failed, const char *why, const usbnet_slot *ctl, const char *driver,
-		   int waiting, char *out, size_t n)
+void usbnet_dev_probe(usbnet_dev *d)
 {
-	if (failed && why[0]) {
-		snprintf(out, n, "%s", why);
+	d->bound = d->up = d->link = d->failed = d->have_mac = 0;
+	d->why[0] = 0;
+}
+
+void usbnet_dev_disconnect(usbnet_dev *d)
+{
+	d->bound = d->up = 0;
+	usbnet_set_link(&d->link, &d->opt, 0);
+}
+
+void usbnet_dev_close(usbnet_dev *d, const xb_usbhost_driver *drv, void *ctx)
+{
+	d->closing = 1;
+	usbnet_unlink(d->h, &d->ctl, 1);
+	usbnet_unlink(d->h, &d->status, 1);
+	usbnet_unlink(d->h, d->rx, d->opt.rx_urbs);
+	usbnet_unlink(d->h, d->tx, d->opt.tx_urbs);
+	usbhost_remove_driver(d->h, drv, ctx);
+}
+
+void usbnet_dev_free(usbnet_dev *d)
+{
+	free(d->ctl.buf);
+	free(d->status.buf);
+	d->ctl.buf = d->status.buf = NULL;
+}
+
+void usbnet_dev_fail(usbnet_dev *d)
+{
+	d->failed = 1;
+	usbnet_failure_text(&d->ctl, d->name, d->why, sizeof d->why);
+}
+
+int usbnet_dev_trouble(const usbnet_dev *d, char *out, size_t n)
+{
+	if (d->failed && d->why[0]) {
+		snprintf(out, n, "%s", d->why);
 		return 1;
 	}
-	return waiting ? usbnet_pending_text(ctl, driver, out, n) : 0;
+	return d->bound && !d->up ? usbnet_pending_text(&d->ctl, d->name, out, n) : 0;
+}
+
+const uint8_t *usbnet_dev_mac(const usbnet_dev *d)
+{
+	return d->have_mac ? d->mac : NULL;
 }
 
 int usbnet_xmit(usbnet_slot *tx, unsigned n, usbnet_queue *q, xb_ecmhost_stats *st,

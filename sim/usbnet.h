@@ -60,12 +60,54 @@ void usbnet_failure_text(const usbnet_slot *s, const char *driver, char *out, si
 /* What a driver waits for, when its control request of s is in flight: "cdc_ether waits
  * for SET_INTERFACE (...): unanswered for 812 ms". 0 when nothing is in flight. */
 int usbnet_pending_text(const usbnet_slot *s, const char *driver, char *out, size_t n);
-/* The bring-up gives up at ctl's request: *failed = 1, why (USBNET_WHY bytes) says why. */
 #define USBNET_WHY 200
-void usbnet_fail(int *failed, char *why, const usbnet_slot *ctl, const char *driver);
-/* A driver's *_trouble: why it gave up, else (while waiting) its request in flight. */
-int usbnet_trouble(int failed, const char *why, const usbnet_slot *ctl, const char *driver,
-		   int waiting, char *out, size_t n);
+
+/* What every class driver has (the first member of ecmhost, rndishost and ncmhost, as
+ * struct usbnet is Linux's drivers'): the host, the options, the binding's state, the MAC
+ * address, the control and status slots, the bulk slots, the counters and, when the
+ * bring-up gave up, why. */
+typedef struct usbnet_dev {
+	xb_usbhost *h;
+	xb_ecmhost_options opt;
+	const char *name; /* the Linux driver it behaves as: "cdc_ether" ... */
+	int bound, up, link, closing, failed;
+	uint8_t mac[6];
+	int have_mac;
+	usbnet_slot ctl, status;
+	usbnet_slot *rx, *tx;
+	xb_ecmhost_stats stats;
+	char why[USBNET_WHY];
+} usbnet_dev;
+
+/* The options with usbnet's defaults, a control buffer of ctl_buf bytes, and the driver
+ * added to h (usbhost_add_driver with d's owner ctx). */
+void usbnet_dev_init(usbnet_dev *d, xb_usbhost *h, const xb_ecmhost_options *o,
+		     const char *name, size_t ctl_buf, const xb_usbhost_driver *drv, void *ctx);
+/* A new binding: nothing bound, up, linked, failed or known. */
+void usbnet_dev_probe(usbnet_dev *d);
+/* The device went: not bound nor up, the link down (the callback hears of it). */
+void usbnet_dev_disconnect(usbnet_dev *d);
+/* Closing: the control, status and bulk URBs unlinked, the driver removed from the host
+ * (drv, ctx as given to init). The driver then frees its own, and usbnet_dev_free. */
+void usbnet_dev_close(usbnet_dev *d, const xb_usbhost_driver *drv, void *ctx);
+void usbnet_dev_free(usbnet_dev *d);
+/* The bring-up gives up at the request in d->ctl; why says so. */
+void usbnet_dev_fail(usbnet_dev *d);
+/* *_trouble: why the bring-up gave up, else (while bound and not up) its request in flight. */
+int usbnet_dev_trouble(const usbnet_dev *d, char *out, size_t n);
+/* The MAC address read from the device, NULL before. */
+const uint8_t *usbnet_dev_mac(const usbnet_dev *d);
+/* Defines a driver's public getters over its usbnet_dev d (ecmhost.h documents them):
+ * PREFIX_up, PREFIX_link, PREFIX_mac, PREFIX_stats and PREFIX_trouble. */
+#define USBNET_DEV_GETTERS(prefix, type)                                                 \
+	int prefix##_up(const type *x) { return x->d.up; }                               \
+	int prefix##_link(const type *x) { return x->d.link; }                           \
+	const uint8_t *prefix##_mac(const type *x) { return usbnet_dev_mac(&x->d); }     \
+	void prefix##_stats(const type *x, xb_ecmhost_stats *out) { *out = x->d.stats; } \
+	int prefix##_trouble(const type *x, char *out, size_t n)                         \
+	{                                                                                \
+		return usbnet_dev_trouble(&x->d, out, n);                                \
+	}
 
 /* The options with usbnet's defaults for counts left 0 (o may be NULL). */
 void usbnet_options(xb_ecmhost_options *opt, const xb_ecmhost_options *o);

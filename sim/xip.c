@@ -30,6 +30,22 @@ int xip_flash_access(xb_cpu *c, uint32_t off, enum xb_alias_mode mode)
 	return cache_access(c->cache, off, mode);
 }
 
+void xip_unanswered(xb_cpu *c, uint32_t off)
+{
+	if (c->cycles >= c->xip_dead_until)
+		return;
+	c->xip_unanswered++;
+	if (c->xip_dead_reported)
+		return;
+	c->xip_dead_reported = 1;
+	bus_log(c->bus,
+		"%sXIP read of flash offset 0x%06x (pc 0x%08x, cycle %llu) while the flash cannot answer it: %s; "
+		"on the chip this read returns garbage or stalls (the firmware runs flash code or "
+		"reads flash data while the flash interface is not in XIP mode)",
+		c->core ? "core 1: " : "", off, c->cur_pc,
+		(unsigned long long)c->cycles, c->xip_dead);
+}
+
 static void xip_state_changed(xb_xip *x)
 {
 	xb_cpu *c = x->cpu;
@@ -58,8 +74,11 @@ static uint32_t xip_alias_read(void *ctx, uint32_t off, unsigned size)
 			bus_stall(c->bus, (uint32_t)(c->xip_busy_until - c->cycles));
 	}
 	if (!xip_flash_access(c, off, c->xip_alias_mode[a->index]) &&
-	    !bus_access_is_debug(c->bus))
+	    !bus_access_is_debug(c->bus)) {
 		bus_stall(c->bus, c->miss_penalty);
+		if (c->xip_dead)
+			xip_unanswered(c, off);
+	}
 	uint32_t v = 0;
 	memcpy(&v, c->flash + off, size);
 	return v;

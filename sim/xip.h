@@ -37,5 +37,10 @@ void xip_reset(xb_xip *x);
 /* One access to flash offset off through an alias of mode: the cache look-up the current
  * XIP_CTRL state implies, counters included. Returns 1 on a hit. */
 int xip_flash_access(xb_cpu *c, uint32_t off, enum xb_alias_mode mode);
+/* A read of flash offset off went past the cache (a miss, or an uncached alias) while
+ * c->xip_dead says the flash cannot answer: counted, and the first one of each such
+ * period reported. On the chip the read returns what the bus happens to hold or stalls;
+ * here it returns the flash's contents, so that the run can go on and say so. */
+void xip_unanswered(xb_cpu *c, uint32_t off);
 
 #endif

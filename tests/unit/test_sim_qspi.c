@@ -14,10 +14,11 @@
 
 #define BUDGET 125000000u
 
-static xb_pico *run_qspi(tp_log *log)
+/* Loads tests/data/pico/NAME.elf and runs it to its end. */
+static xb_pico *run_program(const char *name, tp_log *log)
 {
 	xb_pico *p = tp_pico(log, 0);
-	char *path = tp_program_path("qspi", "elf");
+	char *path = tp_program_path(name, "elf");
 	xb_err err;
 	if (pico_load_file(p, path, XB_IMAGE_ELF, 0, NULL, &err))
 		fail_msg("%s", err.msg);
@@ -50,7 +51,7 @@ static void test_flash_do_cmd(void **state)
 {
 	(void)state;
 	tp_log log;
-	xb_pico *p = run_qspi(&log);
+	xb_pico *p = run_program("qspi", &log);
 	const char *out = pico_uart_output(p, NULL);
 	/* A direct start: the SSI as boot2_w25q080 (divider 2) leaves it. */
 	tp_expect_line(out, "ssi ctrlr0 005f0300 spi_ctrlr0 a0002022 baudr 2\n");
@@ -76,6 +77,32 @@ static void test_flash_do_cmd(void **state)
 	pico_boot_info(p, &bi);
 	assert_int_equal(bi.used, XB_BOOT_DIRECT); /* rt.c's boot2 is zeros */
 	assert_false(bi.boot2_valid);
+	/* Done as the SDK does it (from SRAM, the cache flushed): no flash read went
+	 * unanswered. */
+	xb_pico_summary s;
+	pico_summary(p, &s);
+	assert_int_equal(s.xip_unanswered, 0);
+	assert_null(strstr(log.last, "XIP read of"));
+	pico_free(p);
+}
+
+/* Flash reads while the flash cannot answer (tests/data/pico/xip_dead.c): the one that
+ * reaches the flash with the SSI off, and the one with /CS forced high, are counted and
+ * each period's first reported with its reason; the cache hit and the read after the SSI
+ * is back are not. */
+static void test_xip_unanswered(void **state)
+{
+	(void)state;
+	tp_log log;
+	xb_pico *p = run_program("xip_dead", &log);
+	tp_expect_line(pico_uart_output(p, NULL), "reads same 1\n");
+	xb_pico_summary s;
+	pico_summary(p, &s);
+	assert_int_equal(s.xip_unanswered, 2);
+	assert_int_equal(log.lines, 2);
+	assert_non_null(strstr(log.last, "XIP read of flash offset 0x000200 (pc 0x2"));
+	assert_non_null(strstr(log.last, "while the flash cannot answer it: the chip select is "
+					 "not the SSI's (IO_QSPI GPIO_QSPI_SS_CTRL)"));
 	pico_free(p);
 }
 
@@ -104,7 +131,7 @@ static void test_boot2(void **state)
 {
 	(void)state;
 	tp_log log;
-	xb_pico *p = run_qspi(&log);
+	xb_pico *p = run_program("qspi", &log);
 	install_boot2(p, 0);
 	size_t len0;
 	pico_uart_output(p, &len0);
@@ -132,7 +159,7 @@ static void test_bad_crc_usb_boot(void **state)
 {
 	(void)state;
 	tp_log log;
-	xb_pico *p = run_qspi(&log);
+	xb_pico *p = run_program("qspi", &log);
 	size_t len0;
 	pico_uart_output(p, &len0);
 	install_boot2(p, 1);
@@ -155,6 +182,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_crc),
 		cmocka_unit_test(test_flash_do_cmd),
+		cmocka_unit_test(test_xip_unanswered),
 		cmocka_unit_test(test_boot2),
 		cmocka_unit_test(test_bad_crc_usb_boot),
 	};
