@@ -55,33 +55,6 @@ static uint32_t echoes, replies;
 
 /* ---- The network ---- */
 
-static uint16_t get16(const uint8_t *p)
-{
-	return (uint16_t)(p[0] << 8 | p[1]);
-}
-
-static void put16(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)(v >> 8);
-	p[1] = (uint8_t)v;
-}
-
-static uint32_t csum_add(uint32_t sum, const uint8_t *p, uint32_t n)
-{
-	for (; n >= 2; p += 2, n -= 2)
-		sum += get16(p);
-	if (n)
-		sum += (uint32_t)p[0] << 8;
-	return sum;
-}
-
-static uint16_t csum_fold(uint32_t sum)
-{
-	while (sum >> 16)
-		sum = (sum & 0xFFFF) + (sum >> 16);
-	return (uint16_t)~sum;
-}
-
 static uint32_t udp_pseudo(const uint8_t *ip, uint32_t ulen)
 {
 	uint32_t sum = csum_add(0, ip + 12, 8);
@@ -116,13 +89,13 @@ static void eth_header(const uint8_t *dst)
 static void send_arp(uint32_t op, const uint8_t *tha, const uint8_t *tpa, const uint8_t *dst)
 {
 	eth_header(dst);
-	put16(tx + 12, 0x0806);
+	put16be(tx + 12, 0x0806);
 	uint8_t *a = tx + 14;
-	put16(a, 1);
-	put16(a + 2, 0x0800);
+	put16be(a, 1);
+	put16be(a + 2, 0x0800);
 	a[4] = 6;
 	a[5] = 4;
-	put16(a + 6, op);
+	put16be(a + 6, op);
 	memcpy(a + 8, dev_mac, 6);
 	memcpy(a + 14, dev_ip, 4);
 	memcpy(a + 18, tha, 6);
@@ -132,11 +105,11 @@ static void send_arp(uint32_t op, const uint8_t *tha, const uint8_t *tpa, const 
 
 static void handle_arp(const uint8_t *a, uint32_t n)
 {
-	if (n < 28 || get16(a) != 1 || get16(a + 2) != 0x0800) {
+	if (n < 28 || get16be(a) != 1 || get16be(a + 2) != 0x0800) {
 		MAILBOX[MB_BAD]++;
 		return;
 	}
-	uint32_t op = get16(a + 6);
+	uint32_t op = get16be(a + 6);
 	if (memcmp(a + 14, host_ip, 4) == 0 && (op == 2 || memcmp(a + 24, dev_ip, 4) == 0)) {
 		memcpy(host_mac, a + 8, 6);
 		host_mac_known = 1;
@@ -171,15 +144,15 @@ static void send_echo(uint32_t ip_len, uint32_t l4_len, int icmp)
 	memcpy(ip + 12, rx + 14 + 16, 4);
 	memcpy(ip + 16, rx + 14 + 12, 4);
 	ip[8] = 64;
-	put16(ip + 10, 0);
-	put16(ip + 10, csum_fold(csum_add(0, ip, 20)));
+	put16be(ip + 10, 0);
+	put16be(ip + 10, csum_fold(csum_add(0, ip, 20)));
 	replies++;
 	if (corrupt && replies % corrupt == 0)
 		l4[l4_len - 1] ^= 0x5A; /* checksums below still hold: only the contents differ */
 	if (icmp) {
 		l4[0] = 0;
-		put16(l4 + 2, 0);
-		put16(l4 + 2, csum_fold(csum_add(0, l4, l4_len)));
+		put16be(l4 + 2, 0);
+		put16be(l4 + 2, csum_fold(csum_add(0, l4, l4_len)));
 		MAILBOX[MB_ICMP]++;
 	} else {
 		uint8_t port[2] = {l4[0], l4[1]};
@@ -187,9 +160,9 @@ static void send_echo(uint32_t ip_len, uint32_t l4_len, int icmp)
 		l4[1] = l4[3];
 		l4[2] = port[0];
 		l4[3] = port[1];
-		put16(l4 + 6, 0);
+		put16be(l4 + 6, 0);
 		uint16_t c = csum_fold(csum_add(udp_pseudo(ip, l4_len), l4, l4_len));
-		put16(l4 + 6, c ? c : 0xFFFF);
+		put16be(l4 + 6, c ? c : 0xFFFF);
 		MAILBOX[MB_UDP]++;
 	}
 	tx_repeat = MAILBOX_IN[IN_DUPLICATE] ? 1 : 0;
@@ -198,7 +171,7 @@ static void send_echo(uint32_t ip_len, uint32_t l4_len, int icmp)
 
 static void handle_ipv4(const uint8_t *ip, uint32_t n)
 {
-	if (n < 20 || ip[0] != 0x45 || get16(ip + 2) > n || get16(ip + 2) < 28 ||
+	if (n < 20 || ip[0] != 0x45 || get16be(ip + 2) > n || get16be(ip + 2) < 28 ||
 	    csum_fold(csum_add(0, ip, 20)) != 0) {
 		MAILBOX[MB_BAD]++;
 		return;
@@ -207,7 +180,7 @@ static void handle_ipv4(const uint8_t *ip, uint32_t n)
 		MAILBOX[MB_IGNORED]++;
 		return;
 	}
-	uint32_t len = get16(ip + 2), l4_len = len - 20;
+	uint32_t len = get16be(ip + 2), l4_len = len - 20;
 	const uint8_t *l4 = ip + 20;
 	if (ip[9] == 1 && l4[0] == 8) {
 		if (csum_fold(csum_add(0, l4, l4_len)) != 0) {
@@ -215,8 +188,8 @@ static void handle_ipv4(const uint8_t *ip, uint32_t n)
 			return;
 		}
 		send_echo(len, l4_len, 1);
-	} else if (ip[9] == 17 && get16(l4 + 2) == 7 && get16(l4 + 4) == l4_len) {
-		if (get16(l4 + 6) && csum_fold(csum_add(udp_pseudo(ip, l4_len), l4, l4_len)) != 0) {
+	} else if (ip[9] == 17 && get16be(l4 + 2) == 7 && get16be(l4 + 4) == l4_len) {
+		if (get16be(l4 + 6) && csum_fold(csum_add(udp_pseudo(ip, l4_len), l4, l4_len)) != 0) {
 			MAILBOX[MB_BAD]++;
 			return;
 		}
@@ -234,7 +207,7 @@ static void handle_frame(void)
 		MAILBOX[MB_IGNORED]++;
 		return;
 	}
-	uint32_t type = get16(rx + 12);
+	uint32_t type = get16be(rx + 12);
 	if (type == 0x0806)
 		handle_arp(rx + 14, rx_len - 14);
 	else if (type == 0x0800)

@@ -71,9 +71,7 @@ static const char *const strings[] = {
 
 /* EP0 */
 static uint8_t desc_buf[64];
-static const uint8_t *ep0_ptr;
-static uint32_t ep0_left, ep0_pid;
-static int ep0_data_in, ep0_zlp, address_pending;
+static int address_pending;
 static uint8_t new_address;
 /* notifications */
 static uint32_t notify_pid, notify_state;
@@ -86,60 +84,10 @@ static const uint8_t *tx_data;
 static uint32_t tx_len, tx_off;
 static int tx_zlp;
 
-static void ep0_send_next(void)
-{
-	uint32_t n = ep0_left < MPS ? ep0_left : MPS;
-	dpram_put(EP0_BUF, ep0_ptr, n);
-	ep0_ptr += n;
-	ep0_left -= n;
-	buf_ctrl_hand_over(BUF_CTRL(0, 1), n | BC_FULL | (ep0_pid ? BC_DATA1 : 0));
-	ep0_pid ^= 1;
-}
-
-static void ep0_reply(const uint8_t *data, uint32_t len, uint32_t wlength)
-{
-	if (len > wlength)
-		len = wlength;
-	ep0_ptr = data;
-	ep0_left = len;
-	ep0_zlp = len < wlength && len % MPS == 0; /* end a whole-packet reply with a ZLP */
-	ep0_pid = 1;
-	ep0_data_in = 1;
-	ep0_send_next();
-}
-
-static void ep0_status_in(void)
-{
-	ep0_data_in = 0;
-	buf_ctrl_hand_over(BUF_CTRL(0, 1), BC_FULL | BC_DATA1);
-}
-
 static void ep0_stall(uint32_t what)
 {
-	REG(USB_EP_STALL_ARM + ALIAS_SET) = 3;
-	REG(BUF_CTRL(0, 1)) = BC_STALL;
-	REG(BUF_CTRL(0, 0)) = BC_STALL;
+	ep0_stall_both();
 	ecm_event(ECM_STALL, what);
-}
-
-static uint32_t string_desc(unsigned idx)
-{
-	if (idx == 0) {
-		static const uint8_t langid[4] = {4, 3, 0x09, 0x04};
-		memcpy(desc_buf, langid, 4);
-		return 4;
-	}
-	const char *s = strings[idx];
-	uint32_t n = 0;
-	while (s[n] && n < 31)
-		n++;
-	desc_buf[0] = (uint8_t)(2 + 2 * n);
-	desc_buf[1] = 3;
-	for (uint32_t i = 0; i < n; i++) {
-		desc_buf[2 + 2 * i] = (uint8_t)s[i];
-		desc_buf[3 + 2 * i] = 0;
-	}
-	return 2 + 2 * n;
 }
 
 static void arm_bulk_out(void)
@@ -218,7 +166,7 @@ static void handle_setup(void)
 		else if (type == 2 && idx == 0)
 			ep0_reply(config_desc, sizeof config_desc, length);
 		else if (type == 3 && idx < sizeof strings / sizeof *strings)
-			ep0_reply(desc_buf, string_desc(idx), length);
+			ep0_reply(desc_buf, usb_string_desc(strings, idx, desc_buf), length);
 		else
 			ep0_stall(what);
 	} else if (s[0] == 0x00 && s[1] == 5) { /* SET_ADDRESS: applied after the status */
@@ -290,88 +238,45 @@ static void bulk_in_done(void)
 
 static void ep0_in_done(void)
 {
-	if (ep0_data_in) {
-		if (ep0_left || ep0_zlp) {
-			if (!ep0_left)
-				ep0_zlp = 0;
-			ep0_send_next();
-		} else { /* the host's status stage: a zero-length OUT with DATA1 */
-			ep0_data_in = 0;
-			buf_ctrl_hand_over(BUF_CTRL(0, 0), BC_DATA1 | MPS);
-		}
-	} else if (address_pending) {
+	if (!ep0_in_continue() && address_pending) {
 		address_pending = 0;
 		REG(USB_ADDR_ENDP) = new_address;
 		ecm_event(ECM_ADDRESS, new_address);
 	}
 }
 
-static void handle_buffers(void)
+static void on_buffer(unsigned ep, unsigned in)
 {
-	uint32_t status;
-	while ((status = REG(USB_BUFF_STATUS)) != 0) {
-		for (unsigned bit = 0; bit < 32; bit++) {
-			if (!(status & (1u << bit)))
-				continue;
-			REG(USB_BUFF_STATUS + ALIAS_CLR) = 1u << bit;
-			unsigned ep = bit / 2, in = !(bit & 1);
-			if (ep == 0 && in) {
-				ep0_in_done();
-			} else if (ep == EP_NOTIFY && in && notify_state == 1) {
-				notify_state = 2;
-				notify();
-			} else if (ep == EP_NOTIFY && in && notify_state == 2) {
-				notify_state = 3;
-				ecm_event(ECM_LINK_UP, 0);
-			} else if (ep == EP_DATA && !in) {
-				bulk_out_done();
-			} else if (ep == EP_DATA && in) {
-				bulk_in_done();
-			}
-		}
+	if (ep == 0 && in) {
+		ep0_in_done();
+	} else if (ep == EP_NOTIFY && in && notify_state == 1) {
+		notify_state = 2;
+		notify();
+	} else if (ep == EP_NOTIFY && in && notify_state == 2) {
+		notify_state = 3;
+		ecm_event(ECM_LINK_UP, 0);
+	} else if (ep == EP_DATA && !in) {
+		bulk_out_done();
+	} else if (ep == EP_DATA && in) {
+		bulk_in_done();
 	}
 }
 
 static void bus_reset(void)
 {
-	REG(USB_SIE_STATUS + ALIAS_CLR) = SIE_STATUS_BUS_RESET;
-	REG(USB_ADDR_ENDP) = 0;
+	usb_bus_reset_endpoints();
 	address_pending = 0;
-	ep0_data_in = 0;
-	for (unsigned n = 0; n < 16; n++) {
-		REG(BUF_CTRL(n, 1)) = 0;
-		REG(BUF_CTRL(n, 0)) = 0;
-	}
 	ecm_event(ECM_BUS_RESET, 0);
 }
 
 void irq5_handler(void)
 {
-	uint32_t ints = REG(USB_INTS);
-	if (ints & INT_BUFF_STATUS)
-		handle_buffers();
-	if (ints & INT_SETUP_REQ)
-		handle_setup();
-	if (ints & INT_BUS_RESET)
-		bus_reset();
+	usb_irq(on_buffer, handle_setup, bus_reset);
 }
 
 int main(void)
 {
-	REG(RESETS_RESET + ALIAS_SET) = RESET_USBCTRL;
-	REG(RESETS_RESET + ALIAS_CLR) = RESET_USBCTRL;
-	while (!(REG(RESETS_DONE) & RESET_USBCTRL))
-		;
-	for (uint32_t off = 0; off < 4096; off += 4)
-		REG(USB_DPRAM + off) = 0;
-	REG(USB_MUXING) = MUXING_TO_PHY_SOFTCON;
-	REG(USB_PWR) = PWR_VBUS_OVERRIDE;
-	REG(USB_MAIN_CTRL) = MAIN_CTRL_CONTROLLER_EN;
-	REG(USB_SIE_CTRL) = SIE_CTRL_EP0_INT_1BUF;
-	REG(USB_INTE) = INT_BUFF_STATUS | INT_BUS_RESET | INT_SETUP_REQ;
-	NVIC_ISER = 1u << 5;
-	REG(USB_SIE_CTRL + ALIAS_SET) = SIE_CTRL_PULLUP_EN;
-	enable_irq();
+	usb_device_start();
 	for (;;)
 		wfi();
 }

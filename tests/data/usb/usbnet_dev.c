@@ -56,8 +56,6 @@ int memcmp(const void *a, const void *b, unsigned n)
 	return 0;
 }
 
-static void put16be(uint8_t *p, uint32_t v) { p[0] = (uint8_t)(v >> 8); p[1] = (uint8_t)v; }
-static uint32_t get16be(const uint8_t *p) { return (uint32_t)(p[0] << 8 | p[1]); }
 static void put16le(uint8_t *p, uint32_t v) { p[0] = (uint8_t)v; p[1] = (uint8_t)(v >> 8); }
 static uint32_t get16le(const uint8_t *p) { return (uint32_t)(p[0] | p[1] << 8); }
 static void put32le(uint8_t *p, uint32_t v) { put16le(p, v); put16le(p + 2, v >> 16); }
@@ -133,67 +131,17 @@ static int mode, proto, link_up, rndis_notify_pending, refuse_filter;
 /* ---- EP0 ---- */
 
 static uint8_t ep0_data[128];
-static const uint8_t *ep0_ptr;
-static uint32_t ep0_left, ep0_pid, ep0_out_len, ep0_out_want;
-static int ep0_data_in, ep0_zlp, ep0_data_out, address_pending;
+static uint32_t ep0_out_len, ep0_out_want;
+static int ep0_data_out, address_pending;
 static uint8_t new_address, setup[8];
-
-static void ep0_send_next(void)
-{
-	uint32_t n = ep0_left < MPS ? ep0_left : MPS;
-	dpram_put(EP0_BUF, ep0_ptr, n);
-	ep0_ptr += n;
-	ep0_left -= n;
-	buf_ctrl_hand_over(BUF_CTRL(0, 1), n | BC_FULL | (ep0_pid ? BC_DATA1 : 0));
-	ep0_pid ^= 1;
-}
-
-static void ep0_reply(const uint8_t *data, uint32_t len, uint32_t wlength)
-{
-	if (len > wlength)
-		len = wlength;
-	ep0_ptr = data;
-	ep0_left = len;
-	ep0_zlp = len < wlength && len % MPS == 0;
-	ep0_pid = 1;
-	ep0_data_in = 1;
-	ep0_send_next();
-}
-
-static void ep0_status_in(void)
-{
-	ep0_data_in = 0;
-	buf_ctrl_hand_over(BUF_CTRL(0, 1), BC_FULL | BC_DATA1);
-}
 
 static void ep0_stall(void)
 {
-	REG(USB_EP_STALL_ARM + ALIAS_SET) = 3;
-	REG(BUF_CTRL(0, 1)) = BC_STALL;
-	REG(BUF_CTRL(0, 0)) = BC_STALL;
+	ep0_stall_both();
 	MAILBOX[MB_STALLS]++;
 }
 
 static uint8_t str_buf[64];
-
-static uint32_t string_desc(unsigned idx)
-{
-	if (idx == 0) {
-		str_buf[0] = 4, str_buf[1] = 3, str_buf[2] = 0x09, str_buf[3] = 0x04;
-		return 4;
-	}
-	const char *s = strings[idx];
-	uint32_t n = 0;
-	while (s[n] && n < 30)
-		n++;
-	str_buf[0] = (uint8_t)(2 + 2 * n);
-	str_buf[1] = 3;
-	for (uint32_t i = 0; i < n; i++) {
-		str_buf[2 + 2 * i] = (uint8_t)s[i];
-		str_buf[3 + 2 * i] = 0;
-	}
-	return 2 + 2 * n;
-}
 
 /* ---- Notifications ---- */
 
@@ -305,22 +253,6 @@ static const uint8_t dev_mac[6] = {0x02, 0x00, 0x00, 0x00, 0x00, 0x01};
 static uint8_t dev_ip[4] = {192, 0, 2, 1};
 static const uint8_t bcast[6] = {0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF};
 static uint8_t f[1536];
-
-static uint32_t csum_add(uint32_t sum, const uint8_t *p, uint32_t n)
-{
-	for (; n >= 2; p += 2, n -= 2)
-		sum += get16be(p);
-	if (n)
-		sum += (uint32_t)p[0] << 8;
-	return sum;
-}
-
-static uint16_t csum_fold(uint32_t sum)
-{
-	while (sum >> 16)
-		sum = (sum & 0xFFFF) + (sum >> 16);
-	return (uint16_t)~sum;
-}
 
 static void ip_header(uint8_t *ip, const uint8_t *src, const uint8_t *dst, uint32_t proto_no,
 		      uint32_t l4_len)
@@ -679,7 +611,7 @@ static void handle_setup(void)
 		else if (type == 2 && (c = config_by_index(idx, &len)))
 			ep0_reply(c, len, length);
 		else if (type == 3 && idx < sizeof strings / sizeof *strings)
-			ep0_reply(str_buf, string_desc(idx), length);
+			ep0_reply(str_buf, usb_string_desc(strings, idx, str_buf), length);
 		else
 			ep0_stall();
 	} else if (rt == 0x00 && req == 5) {
@@ -806,16 +738,7 @@ static void bulk_in_done(void)
 
 static void ep0_in_done(void)
 {
-	if (ep0_data_in) {
-		if (ep0_left || ep0_zlp) {
-			if (!ep0_left)
-				ep0_zlp = 0;
-			ep0_send_next();
-		} else {
-			ep0_data_in = 0;
-			buf_ctrl_hand_over(BUF_CTRL(0, 0), BC_DATA1 | MPS);
-		}
-	} else if (address_pending) {
+	if (!ep0_in_continue() && address_pending) {
 		address_pending = 0;
 		REG(USB_ADDR_ENDP) = new_address;
 	}
@@ -838,59 +761,39 @@ static void ep0_out_done(void)
 	}
 }
 
-static void handle_buffers(void)
+static void on_buffer(unsigned ep, unsigned in)
 {
-	uint32_t status;
-	while ((status = REG(USB_BUFF_STATUS)) != 0) {
-		for (unsigned bit = 0; bit < 32; bit++) {
-			if (!(status & (1u << bit)))
-				continue;
-			REG(USB_BUFF_STATUS + ALIAS_CLR) = 1u << bit;
-			unsigned ep = bit / 2, in = !(bit & 1);
-			if (ep == 0 && in) {
-				ep0_in_done();
-			} else if (ep == 0) {
-				ep0_out_done();
-			} else if (ep == EP_NOTIFY && in && proto == PROTO_RNDIS) {
-				rndis_notify_pending = 0;
-			} else if (ep == EP_NOTIFY && in) {
-				if (notify_state == 1) {
-					notify_state = 2;
-					notify_next();
-				} else if (notify_state == 2) {
-					notify_state = 3;
-					link_is_up();
-				}
-			} else if (ep == EP_DATA && !in) {
-				bulk_out_done();
-			} else if (ep == EP_DATA && in) {
-				bulk_in_done();
-			}
+	if (ep == 0 && in) {
+		ep0_in_done();
+	} else if (ep == 0) {
+		ep0_out_done();
+	} else if (ep == EP_NOTIFY && in && proto == PROTO_RNDIS) {
+		rndis_notify_pending = 0;
+	} else if (ep == EP_NOTIFY && in) {
+		if (notify_state == 1) {
+			notify_state = 2;
+			notify_next();
+		} else if (notify_state == 2) {
+			notify_state = 3;
+			link_is_up();
 		}
+	} else if (ep == EP_DATA && !in) {
+		bulk_out_done();
+	} else if (ep == EP_DATA && in) {
+		bulk_in_done();
 	}
 }
 
 static void bus_reset(void)
 {
-	REG(USB_SIE_STATUS + ALIAS_CLR) = SIE_STATUS_BUS_RESET;
-	REG(USB_ADDR_ENDP) = 0;
+	usb_bus_reset_endpoints();
 	address_pending = 0;
-	ep0_data_in = ep0_data_out = 0;
-	for (unsigned n = 0; n < 16; n++) {
-		REG(BUF_CTRL(n, 1)) = 0;
-		REG(BUF_CTRL(n, 0)) = 0;
-	}
+	ep0_data_out = 0;
 }
 
 void irq5_handler(void)
 {
-	uint32_t ints = REG(USB_INTS);
-	if (ints & INT_BUFF_STATUS)
-		handle_buffers();
-	if (ints & INT_SETUP_REQ)
-		handle_setup();
-	if (ints & INT_BUS_RESET)
-		bus_reset();
+	usb_irq(on_buffer, handle_setup, bus_reset);
 }
 
 int main(void)
@@ -906,20 +809,7 @@ int main(void)
 	if (MAILBOX_IN[IN_DHCP]) {
 		dev_ip[0] = 192, dev_ip[1] = 168, dev_ip[2] = 7, dev_ip[3] = 1;
 	}
-	REG(RESETS_RESET + ALIAS_SET) = RESET_USBCTRL;
-	REG(RESETS_RESET + ALIAS_CLR) = RESET_USBCTRL;
-	while (!(REG(RESETS_DONE) & RESET_USBCTRL))
-		;
-	for (uint32_t off = 0; off < 4096; off += 4)
-		REG(USB_DPRAM + off) = 0;
-	REG(USB_MUXING) = MUXING_TO_PHY_SOFTCON;
-	REG(USB_PWR) = PWR_VBUS_OVERRIDE;
-	REG(USB_MAIN_CTRL) = MAIN_CTRL_CONTROLLER_EN;
-	REG(USB_SIE_CTRL) = SIE_CTRL_EP0_INT_1BUF;
-	REG(USB_INTE) = INT_BUFF_STATUS | INT_BUS_RESET | INT_SETUP_REQ;
-	NVIC_ISER = 1u << 5;
-	REG(USB_SIE_CTRL + ALIAS_SET) = SIE_CTRL_PULLUP_EN;
-	enable_irq();
+	usb_device_start();
 	for (;;)
 		wfi();
 }

@@ -400,28 +400,6 @@ static void ctrl_stall(void)
 	MAILBOX[MB_STALLS]++;
 }
 
-static uint32_t string_desc(unsigned idx, uint8_t *out)
-{
-	if (idx == 0) {
-		out[0] = 4;
-		out[1] = 3;
-		out[2] = 0x09;
-		out[3] = 0x04;
-		return 4;
-	}
-	const char *s = strings[idx];
-	uint32_t n = 0;
-	while (s[n])
-		n++;
-	out[0] = (uint8_t)(2 + 2 * n);
-	out[1] = 3;
-	for (uint32_t i = 0; i < n; i++) {
-		out[2 + 2 * i] = (uint8_t)s[i];
-		out[3 + 2 * i] = 0;
-	}
-	return 2 + 2 * n;
-}
-
 /* A sleeping wait, as k_sleep in a thread: the core idles in WFI between SysTicks (and the
  * USB interrupts that come meanwhile). */
 static void delay_ms(uint32_t ms)
@@ -465,7 +443,7 @@ static void handle_setup(void)
 		else if (type == 2 && idx == 0)
 			ctrl_reply(config_desc, sizeof config_desc, length);
 		else if (type == 3 && idx < sizeof strings / sizeof *strings)
-			ctrl_reply(sd, string_desc(idx, sd), length);
+			ctrl_reply(sd, usb_string_desc(strings, idx, sd), length);
 		else
 			ctrl_stall();
 	} else if (s[0] == 0x00 && s[1] == 5) {
