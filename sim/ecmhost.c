@@ -142,8 +142,6 @@ static void ecm_open(xb_ecmhost *e)
 	if (e->status_ep)
 		usbnet_submit_status(e->d.h, &e->d.status, e, e->status_ep, e->status_mps,
 				     e->status_interval, ecm_status_done);
-	else /* no status endpoint: the carrier is simply on (the link was down) */
-		usbnet_set_link(&e->d.link, &e->d.opt, 1);
 	e->d.rx = usbnet_slots_new(e->d.opt.rx_urbs);
 	e->d.tx = usbnet_slots_new(e->d.opt.tx_urbs);
 	for (unsigned i = 0; i < e->d.opt.tx_urbs; i++)
@@ -152,6 +150,10 @@ static void ecm_open(xb_ecmhost *e)
 		e->d.rx[i].buf = xmalloc(e->max_segment);
 		ecm_submit_rx(e, &e->d.rx[i]);
 	}
+	/* cdc_ether has no FLAG_LINK_INTR: the carrier is on once open (a new netdev's is),
+	 * and NETWORK_CONNECTION notifications turn it off and on again. A device that never
+	 * sends one (Zephyr's legacy CDC-ECM function) works as on Linux. */
+	usbnet_set_link(&e->d.link, &e->d.opt, 1);
 }
 
 /* The bring-up gives up at the request in ctl, as cdc_ether's bind would. */

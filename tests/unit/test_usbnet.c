@@ -231,6 +231,23 @@ static void test_cdc_rndis_first_gets_ecm(void **state)
 	rig_close(&r);
 }
 
+/* A CDC-ECM function that never notifies (Zephyr's legacy one): cdc_ether's carrier is on
+ * once the interface is open, so it is reached all the same. */
+static void test_ecm_without_notifications(void **state)
+{
+	(void)state;
+	rig r;
+	uint32_t in[4] = {0x203, 0, 0, 0};
+	rig_open(&r, "ecm-silent", in, 0);
+	ready(&r);
+	assert_string_equal(netpeer_usb_class(r.np), "CDC-ECM");
+	echo_all(&r, 3);
+	xb_ecmhost_stats es;
+	ecmhost_stats(netpeer_ecm(r.np), &es);
+	assert_int_equal(es.notifications, 0);
+	rig_close(&r);
+}
+
 /* An RNDIS-only device with the CDC class triple: the only configuration is taken. */
 static void test_rndis_only(void **state)
 {
@@ -354,6 +371,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_tinyusb_rndis_ecm_dhcp),
 		cmocka_unit_test(test_cdc_rndis_first_gets_ecm),
+		cmocka_unit_test(test_ecm_without_notifications),
 		cmocka_unit_test(test_rndis_only),
 		cmocka_unit_test(test_rndis_refused),
 		cmocka_unit_test(test_ncm),

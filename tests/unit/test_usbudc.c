@@ -187,7 +187,12 @@ static void bring_up(rig *r, uint32_t delay_ms)
 	uint64_t done = ns_to_cycles(r->setintf_c_ns);
 	assert_true(done + 10 * US >= armed); /* armed is known to 10 us */
 	assert_true(done <= armed + 30 * US);
+	/* cdc_ether's carrier is on once the interface is open; the class's connection
+	 * notification follows. */
 	assert_true(run_until_link(r, 100));
+	if (!mailbox(r, MB_NOTIFIED))
+		assert_int_not_equal(run_until_mailbox(r, MB_NOTIFIED, 0, 10 * US, 100 * (uint64_t)MS),
+				     0);
 }
 
 static void test_set_interface_status_stage(void **state)

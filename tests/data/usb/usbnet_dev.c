@@ -7,6 +7,8 @@
  *   IN_MODE 3: CDC-ECM only.
  *   IN_MODE | 0x100: the RNDIS function refuses SET (OID_GEN_CURRENT_PACKET_FILTER) with
  *              RNDIS_STATUS_NOT_SUPPORTED, so that the host's bring-up gives up.
+ *   IN_MODE | 0x200: the CDC-ECM function sends no notification at all (as Zephyr's legacy
+ *              CDC-ECM function): its network is up once the packet filter is set.
  * Whatever configuration the host sets decides the framing (raw Ethernet, RNDIS
  * REMOTE_NDIS_PACKET_MSG, NCM NTB16). On top, a small IPv4 device, MAC 02:00:00:00:00:01:
  * ARP, ICMP echo, UDP echo on port 7; with IN_DHCP it is 192.168.7.1 and runs a DHCP server
@@ -126,7 +128,7 @@ static const char *const strings[] = {
 	0, "xipbench", "usbnet", "0001", "Network", "020000000002",
 };
 
-static int mode, proto, link_up, rndis_notify_pending, refuse_filter;
+static int mode, proto, link_up, rndis_notify_pending, refuse_filter, no_notify;
 
 /* ---- EP0 ---- */
 
@@ -630,7 +632,9 @@ static void handle_setup(void)
 		ep0_status_in();
 	} else if (rt == 0x21 && req == 0x43) { /* SET_ETHERNET_PACKET_FILTER */
 		ep0_status_in();
-		if (notify_state == 0) {
+		if (no_notify && proto == PROTO_ECM) {
+			link_is_up();
+		} else if (notify_state == 0) {
 			notify_state = 1;
 			notify_next();
 		}
@@ -800,6 +804,7 @@ int main(void)
 {
 	mode = (int)(MAILBOX_IN[IN_MODE] & 0xFF);
 	refuse_filter = (MAILBOX_IN[IN_MODE] & 0x100) != 0;
+	no_notify = (MAILBOX_IN[IN_MODE] & 0x200) != 0;
 	device_desc[17] = mode == 0 ? 2 : 1;
 	if (MAILBOX_IN[IN_RNDIS_CLASS]) { /* the CDC triple Linux's is_rndis knows */
 		rndis_config[13] = rndis_config[22] = 0x02;
