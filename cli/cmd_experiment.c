@@ -366,6 +366,9 @@ static size_t image_notes(const exp_ctx *c, char **notes)
 	if (im->board.dhcp && !im->device_ip)
 		snprintf(net, sizeof net, "the virtual host took its address from the image's DHCP "
 					  "server and pinged that server's address");
+	else if (im->board.dhcp)
+		snprintf(net, sizeof net, "the virtual host took its address from the image's DHCP "
+					  "server and pinged the image at %s", im->device_ip);
 	else
 		snprintf(net, sizeof net, "the virtual host %s pinged the image at %s",
 			 im->peer_ip ? im->peer_ip : "192.0.2.2",
