@@ -11,7 +11,7 @@
 
 static const xb_command *const commands[] = {
 	&cmd_info, &cmd_plan, &cmd_predict, &cmd_verify, &cmd_integrate, &cmd_cache, &cmd_sim, &cmd_capture, &cmd_probe,
-	&cmd_experiment, &cmd_report, &cmd_workbench, &cmd_demo,
+	&cmd_experiment, &cmd_report, &cmd_triage, &cmd_workbench, &cmd_demo,
 	NULL,
 };
 

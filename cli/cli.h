@@ -36,5 +36,6 @@ extern const xb_command cmd_report;
 extern const xb_command cmd_demo;
 extern const xb_command cmd_verify, cmd_integrate;
 extern const xb_command cmd_workbench;
+extern const xb_command cmd_triage;
 
 #endif

@@ -343,13 +343,9 @@ static void print_json(const xb_image *img, const xb_target *tg, const info_tota
 
 static int run_info(int argc, char **argv)
 {
-	enum { O_ELF = 1, O_ZEPHYR, O_PICO, O_MAP, O_TARGET, O_GROUPS, O_SAMPLES, O_JSON };
+	enum { O_GROUPS = 1, O_SAMPLES, O_JSON };
 	static const struct option opts[] = {
-		{"elf", required_argument, 0, O_ELF},
-		{"zephyr", required_argument, 0, O_ZEPHYR},
-		{"pico-sdk", required_argument, 0, O_PICO},
-		{"map", required_argument, 0, O_MAP},
-		{"target", required_argument, 0, O_TARGET},
+		CLI_LOAD_LONGOPTS,
 		{"groups", required_argument, 0, O_GROUPS},
 		{"samples", required_argument, 0, O_SAMPLES},
 		{"json", no_argument, 0, O_JSON},
@@ -358,18 +354,13 @@ static int run_info(int argc, char **argv)
 	cli_load_opts lo = {0};
 	const char *samples = NULL;
 	int json = 0, c;
-	const char *bdir = NULL;
-	enum xb_build_kind bkind = XB_BUILD_OTHER;
-	int nbuild = 0;
+	cli_build_arg ba = {NULL, XB_BUILD_OTHER, 0};
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		if (cli_load_option(c, optarg, &lo, &ba))
+			continue;
 		switch (c) {
-		case O_ELF: lo.elf = optarg; break;
-		case O_ZEPHYR: bdir = optarg; bkind = XB_BUILD_ZEPHYR; nbuild++; break;
-		case O_PICO: bdir = optarg; bkind = XB_BUILD_PICO_SDK; nbuild++; break;
-		case O_MAP: lo.map = optarg; break;
-		case O_TARGET: lo.target = optarg; break;
 		case O_GROUPS: lo.groups = optarg; break;
 		case O_SAMPLES: samples = optarg; break;
 		case O_JSON: json = 1; break;
@@ -383,7 +374,7 @@ static int run_info(int argc, char **argv)
 	if (optind < argc)
 		return cli_usage_error("info", "unexpected argument '%s'", argv[optind]);
 	const xb_build_folder *build;
-	int brc = cli_load_build("info", bkind, bdir, nbuild, &lo, &build);
+	int brc = cli_load_build("info", ba.kind, ba.dir, ba.n, &lo, &build);
 	if (brc != XB_EXIT_OK)
 		return brc;
 	if (!lo.elf)

@@ -42,20 +42,16 @@ static const char usage[] =
 
 static int run_plan(int argc, char **argv)
 {
-	enum { O_ELF = 1, O_ZEPHYR, O_PICO, O_MAP, O_SAMPLES, O_TRACE, O_STRATEGY, O_SRAM, O_LIBS, O_PAD, O_TARGET,
+	enum { O_SAMPLES = 1, O_TRACE, O_STRATEGY, O_SRAM, O_LIBS, O_PAD,
 	       O_OUT, O_JSON };
 	static const struct option opts[] = {
-		{"elf", required_argument, 0, O_ELF},
-		{"zephyr", required_argument, 0, O_ZEPHYR},
-		{"pico-sdk", required_argument, 0, O_PICO},
-		{"map", required_argument, 0, O_MAP},
+		CLI_LOAD_LONGOPTS,
 		{"samples", required_argument, 0, O_SAMPLES},
 		{"trace", required_argument, 0, O_TRACE},
 		{"strategy", required_argument, 0, O_STRATEGY},
 		{"sram-budget", required_argument, 0, O_SRAM},
 		{"sram-libraries", required_argument, 0, O_LIBS},
 		{"pad-budget", required_argument, 0, O_PAD},
-		{"target", required_argument, 0, O_TARGET},
 		{"out", required_argument, 0, O_OUT},
 		{"json", no_argument, 0, O_JSON},
 		{0, 0, 0, 0},
@@ -64,17 +60,13 @@ static int run_plan(int argc, char **argv)
 	const char *samples = NULL, *trace = NULL, *strategy = NULL, *out = NULL, *libs = NULL;
 	uint64_t sram_budget = 12288, pad_budget = 32768;
 	int json = 0, c;
-	const char *bdir = NULL;
-	enum xb_build_kind bkind = XB_BUILD_OTHER;
-	int nbuild = 0;
+	cli_build_arg ba = {NULL, XB_BUILD_OTHER, 0};
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		if (cli_load_option(c, optarg, &lo, &ba))
+			continue;
 		switch (c) {
-		case O_ELF: lo.elf = optarg; break;
-		case O_ZEPHYR: bdir = optarg; bkind = XB_BUILD_ZEPHYR; nbuild++; break;
-		case O_PICO: bdir = optarg; bkind = XB_BUILD_PICO_SDK; nbuild++; break;
-		case O_MAP: lo.map = optarg; break;
 		case O_SAMPLES: samples = optarg; break;
 		case O_TRACE: trace = optarg; break;
 		case O_STRATEGY: strategy = optarg; break;
@@ -93,7 +85,6 @@ static int run_plan(int argc, char **argv)
 			if (xb_parse_u64(optarg, &pad_budget) != 0 || pad_budget > UINT32_MAX)
 				return cli_usage_error("plan", "bad --pad-budget '%s'", optarg);
 			break;
-		case O_TARGET: lo.target = optarg; break;
 		case O_OUT: out = optarg; break;
 		case O_JSON: json = 1; break;
 		default: return cli_usage_error("plan", "unknown or incomplete option '%s'", argv[optind - 1]);
@@ -101,7 +92,7 @@ static int run_plan(int argc, char **argv)
 	}
 	if (optind < argc)
 		return cli_usage_error("plan", "unexpected argument '%s'", argv[optind]);
-	int brc = cli_load_build("plan", bkind, bdir, nbuild, &lo, NULL);
+	int brc = cli_load_build("plan", ba.kind, ba.dir, ba.n, &lo, NULL);
 	if (brc != XB_EXIT_OK)
 		return brc;
 	if (!lo.elf || !strategy || !out)

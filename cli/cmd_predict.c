@@ -19,44 +19,35 @@ static const char usage[] =
 
 static int run_predict(int argc, char **argv)
 {
-	enum { O_ELF = 1, O_ZEPHYR, O_PICO, O_MAP, O_LAYOUT, O_TRACE, O_SAMPLES, O_TARGET, O_JSON };
+	enum { O_LAYOUT = 1, O_TRACE, O_SAMPLES, O_JSON };
 	static const struct option opts[] = {
-		{"elf", required_argument, 0, O_ELF},
-		{"zephyr", required_argument, 0, O_ZEPHYR},
-		{"pico-sdk", required_argument, 0, O_PICO},
-		{"map", required_argument, 0, O_MAP},
+		CLI_LOAD_LONGOPTS,
 		{"layout", required_argument, 0, O_LAYOUT},
 		{"trace", required_argument, 0, O_TRACE},
 		{"samples", required_argument, 0, O_SAMPLES},
-		{"target", required_argument, 0, O_TARGET},
 		{"json", no_argument, 0, O_JSON},
 		{0, 0, 0, 0},
 	};
 	cli_load_opts lo = {.need_map = 1};
 	const char *layout_dir = NULL, *trace = NULL, *samples = NULL;
 	int json = 0, c;
-	const char *bdir = NULL;
-	enum xb_build_kind bkind = XB_BUILD_OTHER;
-	int nbuild = 0;
+	cli_build_arg ba = {NULL, XB_BUILD_OTHER, 0};
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		if (cli_load_option(c, optarg, &lo, &ba))
+			continue;
 		switch (c) {
-		case O_ELF: lo.elf = optarg; break;
-		case O_ZEPHYR: bdir = optarg; bkind = XB_BUILD_ZEPHYR; nbuild++; break;
-		case O_PICO: bdir = optarg; bkind = XB_BUILD_PICO_SDK; nbuild++; break;
-		case O_MAP: lo.map = optarg; break;
 		case O_LAYOUT: layout_dir = optarg; break;
 		case O_TRACE: trace = optarg; break;
 		case O_SAMPLES: samples = optarg; break;
-		case O_TARGET: lo.target = optarg; break;
 		case O_JSON: json = 1; break;
 		default: return cli_usage_error("predict", "unknown or incomplete option '%s'", argv[optind - 1]);
 		}
 	}
 	if (optind < argc)
 		return cli_usage_error("predict", "unexpected argument '%s'", argv[optind]);
-	int brc = cli_load_build("predict", bkind, bdir, nbuild, &lo, NULL);
+	int brc = cli_load_build("predict", ba.kind, ba.dir, ba.n, &lo, NULL);
 	if (brc != XB_EXIT_OK)
 		return brc;
 	if (!lo.elf || !layout_dir || !trace)

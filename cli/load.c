@@ -61,3 +61,19 @@ int cli_load_build(const char *cmd, enum xb_build_kind kind, const char *dir, in
 		*b = &build_folder;
 	return XB_EXIT_OK;
 }
+
+int cli_load_option(int c, const char *arg, cli_load_opts *lo, cli_build_arg *b)
+{
+	switch (c) {
+	case CLI_O_ELF: lo->elf = arg; return 1;
+	case CLI_O_MAP: lo->map = arg; return 1;
+	case CLI_O_TARGET: lo->target = arg; return 1;
+	case CLI_O_ZEPHYR:
+	case CLI_O_PICO:
+		b->dir = arg;
+		b->kind = c == CLI_O_ZEPHYR ? XB_BUILD_ZEPHYR : XB_BUILD_PICO_SDK;
+		b->n++;
+		return 1;
+	}
+	return 0;
+}

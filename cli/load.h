@@ -22,6 +22,22 @@ typedef struct cli_load_opts {
 int cli_load_build(const char *cmd, enum xb_build_kind kind, const char *dir, int nbuild,
 		   cli_load_opts *o, const xb_build_folder **b);
 
+/* The image options info, plan, predict, verify and triage share (--elf, --zephyr,
+ * --pico-sdk, --map, --target): CLI_LOAD_LONGOPTS goes into a command's getopt table,
+ * cli_load_option takes the values (1 when c was one of them), and the build folder they
+ * name goes to cli_load_build. */
+enum { CLI_O_ELF = 1000, CLI_O_ZEPHYR, CLI_O_PICO, CLI_O_MAP, CLI_O_TARGET };
+#define CLI_LOAD_LONGOPTS                                                                   \
+	{"elf", required_argument, 0, CLI_O_ELF}, {"zephyr", required_argument, 0, CLI_O_ZEPHYR}, \
+	{"pico-sdk", required_argument, 0, CLI_O_PICO}, {"map", required_argument, 0, CLI_O_MAP}, \
+	{"target", required_argument, 0, CLI_O_TARGET}
+typedef struct cli_build_arg {
+	const char *dir;        /* --zephyr or --pico-sdk DIR (the last one given) */
+	enum xb_build_kind kind;
+	int n;                  /* how many of them were given */
+} cli_build_arg;
+int cli_load_option(int c, const char *arg, cli_load_opts *lo, cli_build_arg *b);
+
 /* Loads everything; on failure prints "xipbench CMD: problem" and returns -1 with nothing
  * left to free. */
 int cli_load(const char *cmd, const cli_load_opts *o, xb_target *tg, xb_image *img);

@@ -111,7 +111,7 @@ verification keeps the last good image running.
 plays the study step by step with captions whose figures are the measured ones.
 .PP
 The batch commands (info, plan, predict, verify, integrate, cache, sim, capture, probe,
-experiment, report; sim serve can put the virtual host's Ethernet on a TAP interface in a
+experiment, report, triage; sim serve can put the virtual host's Ethernet on a TAP interface in a
 network namespace, sim measure measures a board from outside) are
 described by
 .B xipbench

@@ -55,4 +55,15 @@ expect() {
 	ok "$d"
 }
 
+# jq_on FILE DESCRIPTION JQ-EXPRESSION: passes when the expression is true on the JSON;
+# on failure shows what $JQ_SHOW (a jq filter, default the whole document) picks from it,
+# and returns 1.
+jq_on() {
+	if jq -e "$3" "$1" >/dev/null 2>&1; then ok "$2"; else
+		not_ok "$2"
+		jq -c "${JQ_SHOW:-.}" "$1" 2>&1 | sed 's/^/# /' | head -n 12
+		return 1
+	fi
+}
+
 finish() { [ "$XB_FAILED" -eq 0 ]; }

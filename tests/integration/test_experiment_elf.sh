@@ -11,16 +11,9 @@
 W=$XB_WORK
 FW=$PWD/firmware
 
-# jq_on FILE DESCRIPTION JQ-EXPRESSION: passes when the expression is true on the JSON;
-# returns 1 when it fails.
-jq_on() {
-	if jq -e "$3" "$1" >/dev/null 2>&1; then ok "$2"; else
-		not_ok "$2"
-		jq -c '.rows[]? | {layout, measured, misses_per_echo, predicted_misses_per_echo,
-			turnaround_ms, peak_udp_echo_per_s, footprint_lines}' "$1" 2>&1 | sed 's/^/# /' | head -n 12
-		return 1
-	fi
-}
+# what a failing check shows: the rows' figures
+JQ_SHOW='.rows[]? | {layout, measured, misses_per_echo, predicted_misses_per_echo, turnaround_ms,
+	peak_udp_echo_per_s, footprint_lines}'
 row() { echo ".rows[] | select(.layout == \"$1\")"; }
 
 # 1. the regular experiment: the echo firmware built, its stock, hot and colour rows measured

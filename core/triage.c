@@ -1,0 +1,807 @@
+/* triage: the rules (one table) and the findings they make. */
+#include "triage.h"
+
+#include <ctype.h>
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <gelf.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "segments.h"
+
+const char *triage_severity_name(enum xb_severity s)
+{
+	switch (s) {
+	case XB_SEV_INFO: return "info";
+	case XB_SEV_NOTE: return "note";
+	case XB_SEV_WARNING: return "warning";
+	case XB_SEV_SEVERE: return "severe";
+	}
+	return "?";
+}
+
+/* ---- What the rules share ---- */
+
+typedef struct tctx {
+	const xb_triage_in *in;
+	xb_triage *out;
+	int have_prof;
+	xb_profile prof;      /* busy, awake samples against the image */
+	xb_samples awake;     /* the samples without the sleeping ones */
+	double busy;          /* busy-window samples, awake */
+	double busy_all;      /* busy-window samples, asleep or not */
+	double sleeping;      /* busy-window samples taken asleep */
+} tctx;
+
+static char *vfmt(const char *fmt, va_list ap)
+{
+	va_list aq;
+	va_copy(aq, ap);
+	int n = vsnprintf(NULL, 0, fmt, aq);
+	va_end(aq);
+	char *s = xmalloc((size_t)(n > 0 ? n : 0) + 1);
+	vsnprintf(s, (size_t)(n > 0 ? n : 0) + 1, fmt, ap);
+	return s;
+}
+
+static xb_finding *finding(tctx *c, const char *rule, enum xb_severity sev, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static xb_finding *finding(tctx *c, const char *rule, enum xb_severity sev, const char *fmt, ...)
+{
+	xb_triage *t = c->out;
+	t->f = xrealloc(t->f, (t->n + 1) * sizeof *t->f);
+	xb_finding *f = &t->f[t->n++];
+	memset(f, 0, sizeof *f);
+	f->rule = rule;
+	f->severity = sev;
+	va_list ap;
+	va_start(ap, fmt);
+	f->summary = vfmt(fmt, ap);
+	va_end(ap);
+	return f;
+}
+
+static void evidence(xb_finding *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void evidence(xb_finding *f, const char *fmt, ...)
+{
+	f->evidence = xrealloc(f->evidence, (f->nevidence + 1) * sizeof *f->evidence);
+	va_list ap;
+	va_start(ap, fmt);
+	f->evidence[f->nevidence++] = vfmt(fmt, ap);
+	va_end(ap);
+}
+
+static void skip(tctx *c, const char *rule, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void skip(tctx *c, const char *rule, const char *fmt, ...)
+{
+	xb_triage *t = c->out;
+	t->skipped = xrealloc(t->skipped, (t->nskipped + 1) * sizeof *t->skipped);
+	xb_triage_skip *s = &t->skipped[t->nskipped++];
+	s->rule = rule;
+	va_list ap;
+	va_start(ap, fmt);
+	s->why = vfmt(fmt, ap);
+	va_end(ap);
+}
+
+static double pct(double part, double whole)
+{
+	return whole > 0 ? 100.0 * part / whole : 0.0;
+}
+
+/* Severity of a share of the busy time: >= severe_at severe, >= warn_at warning, >=
+ * note_at note, else none (-1). */
+static int share_severity(double share_pct, double note_at, double warn_at, double severe_at)
+{
+	if (share_pct >= severe_at)
+		return XB_SEV_SEVERE;
+	if (share_pct >= warn_at)
+		return XB_SEV_WARNING;
+	if (share_pct >= note_at)
+		return XB_SEV_NOTE;
+	return -1;
+}
+
+/* Functions by net samples, the busiest first (aliases left out). */
+static size_t *funcs_by_samples(const tctx *c, size_t *n)
+{
+	const xb_image *img = c->in->img;
+	size_t *ix = xmalloc((img->nfuncs + 1) * sizeof *ix);
+	size_t k = 0;
+	for (size_t i = 0; i < img->nfuncs; i++)
+		if (img->funcs[i].alias_of < 0 && c->prof.func[i].net > 0)
+			ix[k++] = i;
+	for (size_t i = 1; i < k; i++) { /* insertion sort: stable, n is small */
+		size_t v = ix[i], j = i;
+		while (j > 0 && c->prof.func[ix[j - 1]].net < c->prof.func[v].net) {
+			ix[j] = ix[j - 1];
+			j--;
+		}
+		ix[j] = v;
+	}
+	*n = k;
+	return ix;
+}
+
+static int name_has(const char *name, const char *const *words)
+{
+	for (size_t i = 0; words[i]; i++)
+		if (strstr(name, words[i]))
+			return 1;
+	return 0;
+}
+
+/* ---- 1. The cache off or bypassed ---- */
+
+#define XIP_CTRL_EN 0x1u         /* RP2040 XIP_CTRL bit 0 (datasheet 2.6.3.1) */
+#define XIP_CTRL_POWER_DOWN 0x8u /* bit 3 */
+
+static void rule_cache_off(tctx *c)
+{
+	const xb_target *tg = c->in->tg;
+	const char *rule = "cache-off";
+	int looked = 0;
+	if (c->in->have_xip_ctrl && tg->reg_ctrl) {
+		looked = 1;
+		uint32_t v = c->in->xip_ctrl;
+		if (!(v & XIP_CTRL_EN) || (v & XIP_CTRL_POWER_DOWN)) {
+			xb_finding *f = finding(c, rule, XB_SEV_SEVERE,
+						"the flash cache is %s: every fetch from flash waits "
+						"for the flash",
+						!(v & XIP_CTRL_EN) ? "off" : "powered down");
+			evidence(f, "XIP_CTRL (0x%08x) = 0x%08x: EN = %u, POWER_DOWN = %u", tg->reg_ctrl,
+				 v, v & XIP_CTRL_EN, (v & XIP_CTRL_POWER_DOWN) ? 1u : 0u);
+			f->fix = xasprintf("set XIP_CTRL.EN and clear POWER_DOWN (boot2 and the SDKs leave "
+				      "the cache on: look for start-up code or a debugger script "
+				      "that turns it off)");
+		}
+	}
+	if (c->have_prof && c->busy > 0) {
+		looked = 1;
+		/* busy, awake samples per alias mode; the busiest functions outside the
+		 * allocating alias */
+		double by_mode[4] = {0};
+		for (size_t i = 0; i < c->awake.n; i++) {
+			const xb_sample *s = &c->awake.s[i];
+			uint32_t off;
+			enum xb_alias_mode m;
+			if (!(s->flags & XB_SAMPLE_IDLE) && target_decode_xip(tg, s->pc, &off, &m))
+				by_mode[m]++;
+		}
+		double bypass = by_mode[XB_ALIAS_CACHED_NOALLOC] + by_mode[XB_ALIAS_UNCACHED_ALLOC] +
+				by_mode[XB_ALIAS_UNCACHED_NOALLOC];
+		int sev = share_severity(pct(bypass, c->busy), 1, 5, 20);
+		if (sev >= 0) {
+			xb_finding *f = finding(c, rule, (enum xb_severity)sev,
+						"%.1f %% of the busy time runs from flash aliases that "
+						"do not fill the cache",
+						pct(bypass, c->busy));
+			for (int m = 1; m < 4; m++)
+				if (by_mode[m] > 0)
+					evidence(f, "%.0f samples (%.1f %%) in the %s alias", by_mode[m],
+						 pct(by_mode[m], c->busy),
+						 target_alias_mode_name((enum xb_alias_mode)m));
+			size_t n, shown = 0;
+			size_t *ix = funcs_by_samples(c, &n);
+			for (size_t k = 0; k < n && shown < 5; k++) {
+				const xb_function *fn = &c->in->img->funcs[ix[k]];
+				uint32_t off;
+				enum xb_alias_mode m;
+				if (target_decode_xip(tg, fn->addr, &off, &m) && m != XB_ALIAS_CACHED_ALLOC) {
+					evidence(f, "%s at 0x%08x: %.1f %%", fn->name, fn->addr,
+						 pct(c->prof.func[ix[k]].net, c->busy));
+					shown++;
+				}
+			}
+			free(ix);
+			f->fix = xasprintf("link hot code at the cached, allocating alias (0x%08x) or put it "
+				      "in SRAM; the study measured the non-allocating alias worse for "
+				      "code reused within one echo",
+				      tg->flash_base);
+		}
+	}
+	if (!looked)
+		skip(c, rule, "no XIP_CTRL from a bench and no samples");
+}
+
+/* ---- 3. Conflicting hot sets ---- */
+
+static void rule_conflicts(tctx *c)
+{
+	const char *rule = "conflicting-sets";
+	if (!c->have_prof || c->busy <= 0) {
+		skip(c, rule, "no samples");
+		return;
+	}
+	const xb_target *tg = c->in->tg;
+	uint32_t nsets = target_sets(tg);
+	/* A hot line: at least 0.1 % of the busy samples (and 2 samples). */
+	double hot_at = c->busy * 0.001 < 2 ? 2 : c->busy * 0.001;
+	unsigned *count = xcalloc(nsets, sizeof *count);
+	double *samples = xcalloc(nsets, sizeof *samples);
+	for (size_t i = 0; i < c->prof.nlines; i++) {
+		const xb_line_count *l = &c->prof.lines[i];
+		uint32_t off;
+		enum xb_alias_mode m;
+		if (l->net < hot_at || !target_decode_xip(tg, l->line, &off, &m) ||
+		    m != XB_ALIAS_CACHED_ALLOC)
+			continue;
+		uint32_t set = target_set_of(tg, l->line);
+		count[set]++;
+		samples[set] += l->net;
+	}
+	unsigned over = 0;
+	double over_samples = 0;
+	for (uint32_t s = 0; s < nsets; s++)
+		if (count[s] > tg->cache.ways) {
+			over++;
+			over_samples += samples[s];
+		}
+	int sev = share_severity(pct(over_samples, c->busy), 2, 10, 101);
+	if (over && sev >= 0) {
+		xb_finding *f = finding(c, rule, (enum xb_severity)sev,
+					"%u cache sets hold more hot lines than the %u ways: %.1f %% of "
+					"the busy time is on lines that evict each other",
+					over, tg->cache.ways, pct(over_samples, c->busy));
+		evidence(f, "hot line: at least %.0f samples (0.1 %% of %.0f busy samples)", hot_at,
+			 c->busy);
+		for (unsigned shown = 0; shown < 5; shown++) { /* the busiest such sets */
+			uint32_t best = nsets;
+			for (uint32_t s = 0; s < nsets; s++)
+				if (count[s] > tg->cache.ways && (best == nsets || samples[s] > samples[best]))
+					best = s;
+			if (best == nsets)
+				break;
+			char names[200] = "";
+			size_t len = 0;
+			const char *last = NULL;
+			for (size_t i = 0; i < c->prof.nlines; i++) {
+				const xb_line_count *l = &c->prof.lines[i];
+				if (l->net < hot_at || target_set_of(tg, l->line) != best)
+					continue;
+				const xb_function *fn = image_function_at(c->in->img, l->line);
+				const char *nm = fn ? fn->name : "?";
+				if (last && strcmp(last, nm) == 0)
+					continue;
+				last = nm;
+				int w = snprintf(names + len, sizeof names - len, "%s%s", len ? ", " : "",
+						 nm);
+				if (w < 0 || (size_t)w >= sizeof names - len)
+					break;
+				len += (size_t)w;
+			}
+			evidence(f, "set %u: %u hot lines, %.1f %%: %s", best, count[best],
+				 pct(samples[best], c->busy), names);
+			count[best] = 0; /* shown */
+		}
+		f->fix = xasprintf("give the hot functions their own cache colours (xipbench plan "
+			      "--strategy colour), or move the most contended ones to SRAM");
+		f->action = "plan-colour";
+	}
+	free(count);
+	free(samples);
+}
+
+/* ---- 4. Generic copy and checksum loops ---- */
+
+/* The code bytes of [addr, addr + size) from the ELF's loadable segments, or NULL. */
+static const uint8_t *code_bytes(const xb_segments *seg, uint32_t addr, uint32_t size)
+{
+	for (size_t i = 0; i < seg->n; i++) {
+		const xb_segment *s = &seg->s[i];
+		if (addr >= s->vaddr && size <= s->filesz && addr - s->vaddr <= s->filesz - size)
+			return s->bytes + (addr - s->vaddr);
+		if (addr >= s->paddr && size <= s->filesz && addr - s->paddr <= s->filesz - size)
+			return s->bytes + (addr - s->paddr);
+	}
+	return NULL;
+}
+
+typedef struct loop_scan {
+	uint32_t from, to;       /* the loop: [from, to] (addresses of its first and last
+				  * instruction, the backward branch) */
+	unsigned insns, ldrb, strb, wordmem, adds;
+} loop_scan;
+
+static int thumb32_prefix(uint16_t h)
+{
+	return (h & 0xF800u) == 0xE800u || (h & 0xF000u) == 0xF000u;
+}
+
+/* Finds the smallest loop (a backward branch inside the function) that moves or sums one
+ * byte per iteration: LDRB/STRB (or an add of loaded bytes), no word or halfword access,
+ * at most 20 instructions. Thumb (ARMv6-M) encodings, ARM ARM A6.2. */
+static int find_byte_loop(const uint8_t *code, uint32_t addr, uint32_t size, loop_scan *out)
+{
+	int found = 0;
+	for (uint32_t o = 0; o + 2 <= size; o += 2) {
+		uint16_t h = (uint16_t)(code[o] | code[o + 1] << 8);
+		if (thumb32_prefix(h)) {
+			o += 2;
+			continue;
+		}
+		int32_t disp;
+		if ((h & 0xF000u) == 0xD000u && (h & 0x0F00u) < 0x0E00u)
+			disp = (int32_t)(int8_t)(h & 0xFF) * 2;
+		else if ((h & 0xF800u) == 0xE000u)
+			disp = ((int32_t)((h & 0x7FFu) << 21) >> 20);
+		else
+			continue;
+		int64_t target = (int64_t)o + 4 + disp;
+		if (disp >= 0 || target < 0)
+			continue;
+		loop_scan l = {addr + (uint32_t)target, addr + o, 0, 0, 0, 0, 0};
+		for (uint32_t p = (uint32_t)target; p <= o; p += 2) {
+			uint16_t g = (uint16_t)(code[p] | code[p + 1] << 8);
+			l.insns++;
+			if (thumb32_prefix(g)) {
+				p += 2;
+				continue;
+			}
+			if ((g & 0xF800u) == 0x7800u || (g & 0xFE00u) == 0x5C00u)
+				l.ldrb++;
+			else if ((g & 0xF800u) == 0x7000u || (g & 0xFE00u) == 0x5400u)
+				l.strb++;
+			else if ((g & 0xF000u) == 0x6000u || (g & 0xF000u) == 0x8000u ||
+				 (g & 0xF000u) == 0xC000u || (g & 0xFC00u) == 0x5000u ||
+				 (g & 0xFE00u) == 0x5A00u || (g & 0xFE00u) == 0x5E00u ||
+				 (g & 0xFE00u) == 0x5600u || (g & 0xFE00u) == 0x5800u)
+				l.wordmem++;
+			else if ((g & 0xFE00u) == 0x1800u || (g & 0xFF00u) == 0x4400u ||
+				 (g & 0xFFC0u) == 0x4140u)
+				l.adds++;
+		}
+		int bytewise = l.ldrb + l.strb > 0 && !l.wordmem && l.insns <= 20 &&
+			       (l.strb || l.adds);
+		if (bytewise && (!found || l.insns < out->insns)) {
+			*out = l;
+			found = 1;
+		}
+	}
+	return found;
+}
+
+static void rule_byte_loops(tctx *c)
+{
+	const char *rule = "byte-loops";
+	if (!c->have_prof || c->busy <= 0) {
+		skip(c, rule, "no samples");
+		return;
+	}
+	if (!c->in->elf) {
+		skip(c, rule, "no code (the ELF's bytes were not given)");
+		return;
+	}
+	xb_segments seg = {0};
+	xb_err err;
+	if (segments_read_elf(&seg, c->in->elf, c->in->elf_len, c->in->img->path, &err) != 0) {
+		segments_free(&seg);
+		skip(c, rule, "%s", err.msg);
+		return;
+	}
+	static const char *const hint[] = {"memcpy", "memmove", "memset", "chksum", "checksum",
+					   "cksum", "crc", "copy", NULL};
+	size_t n;
+	size_t *ix = funcs_by_samples(c, &n);
+	xb_finding *f = NULL;
+	double total = 0;
+	size_t fi = 0;
+	for (size_t k = 0; k < n; k++) {
+		const xb_function *fn = &c->in->img->funcs[ix[k]];
+		double share = pct(c->prof.func[ix[k]].net, c->busy);
+		if (share < 1.0)
+			break;
+		const uint8_t *code = code_bytes(&seg, fn->addr, fn->size);
+		loop_scan l = {0};
+		if (!code || !find_byte_loop(code, fn->addr, fn->size, &l))
+			continue;
+		/* the time is in the loop itself, not elsewhere in a busy function */
+		uint32_t ls = c->prof.line_size;
+		double in_loop = 0;
+		for (uint32_t a = l.from & ~(ls - 1); a <= l.to; a += ls)
+			in_loop += profile_line_net(&c->prof, a);
+		if (pct(in_loop, c->busy) < 1.0 || in_loop < 0.3 * c->prof.func[ix[k]].net)
+			continue;
+		share = pct(in_loop, c->busy);
+		total += share;
+		if (!f) {
+			f = finding(c, rule, XB_SEV_NOTE, "byte-at-a-time loops are hot");
+			fi = (size_t)(f - c->out->f);
+		}
+		f = &c->out->f[fi];
+		evidence(f, "%s: %.1f %% of the busy time in its loop at 0x%08x-0x%08x: %u "
+			 "instructions, %u LDRB, %u STRB%s, no word access%s",
+			 fn->name, share, l.from, l.to, l.insns, l.ldrb, l.strb,
+			 l.adds ? ", adds" : "", name_has(fn->name, hint) ? " (a copy, fill or "
+			 "checksum routine by its name)" : "");
+	}
+	free(ix);
+	if (f) {
+		int sev = share_severity(total, 0, 5, 25);
+		f->severity = (enum xb_severity)(sev < 0 ? XB_SEV_NOTE : sev);
+		free(f->summary);
+		f->summary = xasprintf("%.1f %% of the busy time is in loops that move or sum one byte "
+				  "per iteration",
+				  total);
+		f->fix = xasprintf("use word-at-a-time or assembler versions (the C library's optimised "
+			      "memcpy/memset, the SDK's ROM or assembler routines, the stack's "
+			      "assembler checksum), or put the routine in SRAM");
+	}
+	segments_free(&seg);
+}
+
+/* ---- 5. Optimisation level ---- */
+
+/* The last -O option of a GCC producer string ("GNU C11 12.2.1 ... -mthumb -Os -g"): "0",
+ * "1", "2", "3", "s", "z", "g", "fast"; NULL when it has none. */
+static const char *producer_opt(const char *producer, char *buf, size_t n)
+{
+	const char *best = NULL;
+	for (const char *p = producer; (p = strstr(p, " -O")) != NULL; p += 3)
+		best = p + 3;
+	if (!best)
+		return NULL;
+	size_t k = 0;
+	while (best[k] && best[k] != ' ' && k + 1 < n)
+		k++;
+	memcpy(buf, best, k);
+	buf[k] = 0;
+	if (k == 0) /* "-O" alone is -O1 */
+		snprintf(buf, n, "1");
+	return buf;
+}
+
+static int is_toolchain(const xb_library *l)
+{
+	static const char *const groups[] = {"GCC runtime", "C library", NULL};
+	for (size_t i = 0; groups[i]; i++)
+		if (l->group && !strcmp(l->group, groups[i]))
+			return 1;
+	return !strncmp(l->name, "libgcc", 6) || !strncmp(l->name, "libc", 4) ||
+	       !strncmp(l->name, "libm", 4) || !strncmp(l->name, "libnosys", 8);
+}
+
+static void rule_opt_level(tctx *c)
+{
+	const char *rule = "optimisation";
+	if (!c->in->elf) {
+		skip(c, rule, "no ELF bytes");
+		return;
+	}
+	/* libelf may write into the memory it reads: give it a copy */
+	char *copy = xmalloc(c->in->elf_len ? c->in->elf_len : 1);
+	memcpy(copy, c->in->elf, c->in->elf_len);
+	Elf *e = elf_version(EV_CURRENT) != EV_NONE ? elf_memory(copy, c->in->elf_len) : NULL;
+	Dwarf *dw = e ? dwarf_begin_elf(e, DWARF_C_READ, NULL) : NULL;
+	if (!dw) {
+		skip(c, rule, "no DWARF debug information (build with -g to see each object's "
+			      "compiler options)");
+		if (e)
+			elf_end(e);
+		free(copy);
+		return;
+	}
+	const xb_image *img = c->in->img;
+	const xb_target *tg = c->in->tg;
+	/* per library: bytes and samples at each level (0, 1, 2, 3, s, other, unknown) */
+	enum { L0, L1, L2, L3, LS, LOTHER, LNONE, NL };
+	static const char *const lname[NL] = {"-O0", "-O1", "-O2", "-O3", "-Os", "other", "none"};
+	double(*bytes)[NL] = xcalloc(img->nlibraries + 1, sizeof *bytes);
+	double(*net)[NL] = xcalloc(img->nlibraries + 1, sizeof *net);
+	size_t with_producer = 0;
+	for (size_t i = 0; i < img->nfuncs; i++) {
+		const xb_function *fn = &img->funcs[i];
+		if (fn->alias_of >= 0 || !fn->size)
+			continue;
+		Dwarf_Die cu;
+		int lv = LNONE;
+		if (dwarf_addrdie(dw, fn->addr, &cu) != NULL) {
+			Dwarf_Attribute a;
+			const char *prod = dwarf_formstring(dwarf_attr(&cu, DW_AT_producer, &a));
+			char o[16];
+			const char *opt = prod ? producer_opt(prod, o, sizeof o) : NULL;
+			if (prod)
+				with_producer++;
+			if (opt)
+				lv = !strcmp(opt, "0") ? L0 : !strcmp(opt, "1") ? L1 : !strcmp(opt, "2") ? L2
+				     : !strcmp(opt, "3") || !strcmp(opt, "fast") ? L3
+				     : !strcmp(opt, "s") || !strcmp(opt, "z") ? LS : LOTHER;
+		}
+		bytes[fn->library][lv] += fn->size;
+		if (c->have_prof)
+			net[fn->library][lv] += c->prof.func[i].net;
+	}
+	dwarf_end(dw);
+	elf_end(e);
+	free(copy);
+	if (!with_producer) {
+		skip(c, rule, "the DWARF has no DW_AT_producer with the compiler's options (GCC "
+			      "records them unless -gno-record-gcc-switches)");
+		free(bytes);
+		free(net);
+		return;
+	}
+	uint32_t line = tg->cache.line ? tg->cache.line : 1;
+	for (int lv = L0; lv <= L3; lv++) {
+		if (lv == L1)
+			continue;
+		double b = 0, s = 0;
+		for (size_t l = 0; l < img->nlibraries; l++) {
+			b += bytes[l][lv];
+			s += net[l][lv];
+		}
+		if (b <= 0)
+			continue;
+		/* the toolchain's own runtime (libgcc, the C library) comes prebuilt: not the
+		 * build's choice, so its level weighs as information only */
+		double own = 0;
+		for (size_t l = 0; l < img->nlibraries; l++)
+			if (!is_toolchain(&img->libraries[l]))
+				own += net[l][lv];
+		double share = pct(s, c->busy), own_share = pct(own, c->busy);
+		enum xb_severity sev = lv == L0 ? (own_share >= 5 ? XB_SEV_SEVERE : XB_SEV_WARNING)
+						: (own_share >= 5 ? XB_SEV_NOTE : XB_SEV_INFO);
+		xb_finding *f = finding(c, rule, sev,
+					"%s code: %.0f bytes (%.0f cache lines)%s", lname[lv], b,
+					b / line, c->have_prof ? "" : ", no samples to weigh it");
+		size_t fi = (size_t)(f - c->out->f);
+		for (size_t l = 0; l < img->nlibraries; l++)
+			if (bytes[l][lv] > 0)
+				evidence(&c->out->f[fi], "%s: %.0f bytes (%.0f lines)%s%.1f %% of the busy "
+					 "time",
+					 img->libraries[l].name, bytes[l][lv], bytes[l][lv] / line,
+					 c->have_prof ? ", " : " (", pct(net[l][lv], c->busy));
+		f = &c->out->f[fi];
+		if (c->have_prof) {
+			free(f->summary);
+			f->summary = xasprintf("%s code: %.0f bytes (%.0f cache lines), %.1f %% of the busy "
+					  "time",
+					  lname[lv], b, b / line, share);
+		}
+		f->fix = xasprintf(lv == L0 ? "build with -Os (or -O2 where measured faster): -O0 code "
+					 "is several times larger and slower"
+				       : "-Os keeps the hot path smaller: the study measured -O2 "
+					 "growing the code and the misses; compare both on the bench");
+	}
+	free(bytes);
+	free(net);
+}
+
+/* ---- 7. Debug features on the hot path ---- */
+
+static int config_value(const char *cfg, size_t len, const char *key, char *val, size_t n)
+{
+	size_t kl = strlen(key);
+	for (size_t i = 0; i < len;) {
+		size_t e = i;
+		while (e < len && cfg[e] != '\n')
+			e++;
+		if (e - i > kl && !memcmp(cfg + i, key, kl) &&
+		    (cfg[i + kl] == '=' || cfg[i + kl] == ':')) {
+			size_t v = i + kl;
+			if (cfg[v] == ':') /* CMakeCache: KEY:TYPE=VALUE */
+				while (v < e && cfg[v] != '=')
+					v++;
+			if (v < e)
+				v++;
+			size_t m = e - v < n - 1 ? e - v : n - 1;
+			memcpy(val, cfg + v, m);
+			val[m] = 0;
+			while (m && isspace((unsigned char)val[m - 1]))
+				val[--m] = 0;
+			return 1;
+		}
+		i = e + 1;
+	}
+	return 0;
+}
+
+static void rule_debug(tctx *c)
+{
+	const char *rule = "debug-features";
+	static const char *const words[] = {"assert", "z_log_", "log_msg", "log_process", "printk",
+					    "vprintk", "cbvprintf", "printf", "net_stats", "_stats_",
+					    "log_output", NULL};
+	double total = 0;
+	xb_finding *f = NULL;
+	size_t fi = 0;
+	if (c->have_prof && c->busy > 0) {
+		size_t n;
+		size_t *ix = funcs_by_samples(c, &n);
+		for (size_t k = 0; k < n; k++) {
+			const xb_function *fn = &c->in->img->funcs[ix[k]];
+			double share = pct(c->prof.func[ix[k]].net, c->busy);
+			if (share < 0.2 || !name_has(fn->name, words))
+				continue;
+			total += share;
+			if (!f) {
+				f = finding(c, rule, XB_SEV_NOTE, "debug code on the hot path");
+				fi = (size_t)(f - c->out->f);
+			}
+			evidence(&c->out->f[fi], "%s: %.1f %% of the busy time", fn->name, share);
+		}
+		free(ix);
+	}
+	static const struct {
+		const char *key, *bad, *what;
+	} cfgs[] = {
+		{"CONFIG_ASSERT", "y", "assertions"},
+		{"CONFIG_NET_STATISTICS", "y", "network statistics"},
+		{"CONFIG_LOG_MODE_IMMEDIATE", "y", "logging in the caller's context"},
+		{"CONFIG_NET_LOG", "y", "network stack logging"},
+		{"CONFIG_NO_OPTIMIZATIONS", "y", "no optimisation (-O0)"},
+		{"CONFIG_DEBUG_OPTIMIZATIONS", "y", "debug optimisation (-Og)"},
+		{"CONFIG_DEBUG", "y", "debug build"},
+		{"CMAKE_BUILD_TYPE", "Debug", "a Debug build type"},
+		{"PICO_DEOPTIMIZED_DEBUG", "1", "pico-sdk's deoptimised debug"},
+	};
+	unsigned cfg_hits = 0;
+	if (c->in->config) {
+		for (size_t i = 0; i < sizeof cfgs / sizeof *cfgs; i++) {
+			char v[64];
+			if (!config_value(c->in->config, c->in->config_len, cfgs[i].key, v, sizeof v) ||
+			    strcmp(v, cfgs[i].bad) != 0)
+				continue;
+			if (!f) {
+				f = finding(c, rule, XB_SEV_NOTE, "debug features are built in");
+				fi = (size_t)(f - c->out->f);
+			}
+			evidence(&c->out->f[fi], "%s: %s=%s (%s)", c->in->config_name
+				 ? c->in->config_name : "configuration", cfgs[i].key, v, cfgs[i].what);
+			cfg_hits++;
+		}
+	}
+	if (!f) {
+		if (!c->have_prof && !c->in->config)
+			skip(c, rule, "no samples and no build configuration");
+		return;
+	}
+	f = &c->out->f[fi];
+	int sev = share_severity(total, 0.5, 5, 25);
+	f->severity = (enum xb_severity)(sev < 0 ? XB_SEV_NOTE : sev);
+	free(f->summary);
+	f->summary = total > 0 ? xasprintf("%.1f %% of the busy time is in assertions, logging or "
+				      "statistics%s",
+				      total, cfg_hits ? "; the configuration turns them on" : "")
+			       : xasprintf("the configuration turns on debug features (%u)", cfg_hits);
+	f->fix = xasprintf("turn assertions, logging above warnings and statistics off for speed "
+		      "measurements (Zephyr: CONFIG_ASSERT=n, CONFIG_LOG_DEFAULT_LEVEL=2, "
+		      "CONFIG_NET_STATISTICS=n; pico-sdk: a Release build)");
+}
+
+/* ---- 8. Idle versus busy, interrupts ---- */
+
+static void rule_idle(tctx *c)
+{
+	const char *rule = "idle-and-interrupts";
+	if (c->busy_all <= 0) {
+		skip(c, rule, "no samples");
+		return;
+	}
+	static const char *const idle_words[] = {"idle", "cpu_idle", "__WFI", "wfi", NULL};
+	static const char *const irq_words[] = {"IRQHandler", "_Handler", "isr", "_irq",
+						"irq_handler", "int_handler", NULL};
+	double idle = 0, irq = 0;
+	size_t n;
+	size_t *ix = funcs_by_samples(c, &n);
+	for (size_t k = 0; k < n; k++) {
+		const xb_function *fn = &c->in->img->funcs[ix[k]];
+		if (name_has(fn->name, idle_words))
+			idle += c->prof.func[ix[k]].net;
+		else if (name_has(fn->name, irq_words))
+			irq += c->prof.func[ix[k]].net;
+	}
+	free(ix);
+	xb_finding *f = finding(c, rule, XB_SEV_INFO,
+				"%.1f %% of the traffic window asleep, %.1f %% awake in idle code, "
+				"%.1f %% in interrupt handlers",
+				pct(c->sleeping, c->busy_all), pct(idle, c->busy_all),
+				pct(irq, c->busy_all));
+	evidence(f, "%.0f samples in the traffic window: %.0f asleep (WFI/WFE), %.0f awake",
+		 c->busy_all, c->sleeping, c->busy);
+	evidence(f, "idle code by name (idle, cpu_idle, wfi): %.0f samples; interrupt handlers "
+		 "by name (IRQHandler, _Handler, isr, _irq): %.0f samples", idle, irq);
+	f->fix = xasprintf("%s", c->sleeping == 0 ? "the core never sleeps (a polling main loop): "
+						 "the profile's idle window, subtracted, shows the "
+						 "work the traffic adds"
+			   : c->sleeping > c->busy ? "the core waits more than it works: the limit "
+						    "is elsewhere (the host, the link, the traffic "
+						    "rate)"
+						  : "the core is busy most of the time: the hot code "
+						    "decides the echo rate");
+}
+
+/* ---- The table ---- */
+
+typedef void (*rule_fn)(tctx *c);
+static const struct {
+	xb_triage_rule r;
+	rule_fn fn;
+} rules[] = {
+	{{"cache-off", "the flash cache is off or bypassed"}, rule_cache_off},
+	{{"conflicting-sets", "hot lines that evict each other"}, rule_conflicts},
+	{{"byte-loops", "generic byte-at-a-time copy and checksum loops are hot"}, rule_byte_loops},
+	{{"optimisation", "the optimisation level of the code, from the compiler's options"},
+	 rule_opt_level},
+	{{"debug-features", "assertions, logging and statistics on the hot path"}, rule_debug},
+	{{"idle-and-interrupts", "how the traffic window is spent"}, rule_idle},
+};
+
+const xb_triage_rule *triage_rules(size_t *n)
+{
+	static xb_triage_rule r[sizeof rules / sizeof *rules];
+	for (size_t i = 0; i < sizeof rules / sizeof *rules; i++)
+		r[i] = rules[i].r;
+	*n = sizeof rules / sizeof *rules;
+	return r;
+}
+
+/* Most severe first; equal severities keep the order the rules made them in. */
+static void sort_findings(xb_triage *t)
+{
+	for (size_t i = 1; i < t->n; i++) {
+		xb_finding v = t->f[i];
+		size_t j = i;
+		while (j > 0 && t->f[j - 1].severity < v.severity) {
+			t->f[j] = t->f[j - 1];
+			j--;
+		}
+		t->f[j] = v;
+	}
+}
+
+int triage_run(const xb_triage_in *in, xb_triage *out, xb_err *err)
+{
+	memset(out, 0, sizeof *out);
+	if (!in->img || !in->tg)
+		return xb_fail(err, "triage needs an image and a target");
+	tctx c = {.in = in, .out = out};
+	samples_init(&c.awake);
+	if (in->samples && in->samples->n) {
+		for (size_t i = 0; i < in->samples->n; i++) {
+			const xb_sample *s = &in->samples->s[i];
+			if (!(s->flags & XB_SAMPLE_IDLE)) {
+				c.busy_all++;
+				if (s->flags & XB_SAMPLE_SLEEP)
+					c.sleeping++;
+			}
+			if (!(s->flags & XB_SAMPLE_SLEEP))
+				samples_push(&c.awake, s->pc, s->flags);
+		}
+		c.awake.busy_seconds = in->samples->busy_seconds;
+		c.awake.idle_seconds = in->samples->idle_seconds;
+		profile_build(&c.prof, in->img, &c.awake, in->tg->cache.line);
+		c.have_prof = 1;
+		c.busy = c.busy_all - c.sleeping;
+	}
+	out->busy_samples = c.busy;
+	for (size_t i = 0; i < sizeof rules / sizeof *rules; i++)
+		rules[i].fn(&c);
+	sort_findings(out);
+	if (c.have_prof)
+		profile_free(&c.prof);
+	samples_free(&c.awake);
+	return 0;
+}
+
+void triage_free(xb_triage *t)
+{
+	for (size_t i = 0; i < t->n; i++) {
+		xb_finding *f = &t->f[i];
+		free(f->summary);
+		for (size_t k = 0; k < f->nevidence; k++)
+			free(f->evidence[k]);
+		free(f->evidence);
+		free(f->gain);
+		free(f->fix);
+	}
+	free(t->f);
+	for (size_t i = 0; i < t->nskipped; i++)
+		free(t->skipped[i].why);
+	free(t->skipped);
+	memset(t, 0, sizeof *t);
+}

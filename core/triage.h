@@ -1,0 +1,79 @@
+/* triage: why is this build slow? Rules from one table look at an image, its PC samples, the
+ * chip's registers when a bench gives them, and the build's configuration, and each says what
+ * it found: a severity, the evidence (numbers, registers, functions, flags), the gain the model
+ * can predict where it can, and a fix. docs/triage.md describes every rule and its thresholds;
+ * the method follows the hand triage of a slow build and the study's list of what did not work
+ * (../shared/seeds/003_d2d5e588f6f98de6.txt, ../shared/seeds/000_3922d7c312d3ad89.txt). */
+#ifndef XB_TRIAGE_H
+#define XB_TRIAGE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "image.h"
+#include "profile.h"
+#include "target.h"
+#include "util.h"
+
+enum xb_severity {
+	XB_SEV_INFO = 0,   /* how the time is spent; nothing to fix */
+	XB_SEV_NOTE,       /* worth a look; a small or uncertain cost */
+	XB_SEV_WARNING,    /* a measurable cost with a known fix */
+	XB_SEV_SEVERE,     /* a large share of the time, or the cache not working at all */
+};
+const char *triage_severity_name(enum xb_severity s);
+
+/* What the rules look at; every pointer but img and tg may be NULL (the rules that need it
+ * say they were not checked). */
+typedef struct xb_triage_in {
+	const xb_image *img;
+	const xb_target *tg;
+	const xb_samples *samples; /* as read: sleeping and idle-window samples included */
+	const uint8_t *elf;        /* the ELF's bytes (code for the code scan, DWARF) */
+	size_t elf_len;
+	int have_xip_ctrl;         /* read over SWD from a bench: XIP_CTRL's value */
+	uint32_t xip_ctrl;
+	const char *config;        /* a Zephyr .config or a CMakeCache.txt, as text */
+	size_t config_len;
+	const char *config_name;   /* its path, for the evidence */
+} xb_triage_in;
+
+typedef struct xb_finding {
+	const char *rule;          /* the rule's id ("cache-off") */
+	enum xb_severity severity;
+	char *summary;             /* one line */
+	char **evidence;           /* lines: the numbers, registers, functions, flags */
+	size_t nevidence;
+	char *gain;                /* what the model predicts the fix gains, or NULL */
+	char *fix;                 /* what to do */
+	const char *action;        /* the workbench action that tries the fix, or NULL */
+} xb_finding;
+
+/* A rule that could not look (no samples, no DWARF ...) and why. */
+typedef struct xb_triage_skip {
+	const char *rule;
+	char *why;
+} xb_triage_skip;
+
+typedef struct xb_triage {
+	xb_finding *f;             /* most severe first, then in rule order */
+	size_t n;
+	xb_triage_skip *skipped;
+	size_t nskipped;
+	double busy_samples;       /* busy, awake samples the shares are of (0: no samples) */
+} xb_triage;
+
+typedef struct xb_triage_rule {
+	const char *id;
+	const char *title;
+} xb_triage_rule;
+/* The rules, in the order they run. */
+const xb_triage_rule *triage_rules(size_t *n);
+
+/* Runs every rule. Never fails on an image without samples, map or DWARF: those rules are
+ * skipped with a reason. Returns 0, or -1 with err when an input is unusable (a corrupt
+ * DWARF section is a skip, not an error). */
+int triage_run(const xb_triage_in *in, xb_triage *out, xb_err *err);
+void triage_free(xb_triage *t);
+
+#endif

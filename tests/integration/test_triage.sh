@@ -1,0 +1,128 @@
+# test_triage: `xipbench triage` on an image built here (tests/data/triage: -Os with -g, one
+# file at -O2, three functions whose first lines share a cache set) with sample files made
+# from its symbols (nm) for one cause at a time: each run flags exactly its cause with its
+# evidence, and the stock profile raises nothing above info. The code scan is checked
+# against objdump's disassembly, the sets against the address arithmetic of the RP2040's
+# cache (8-byte lines, 1024 sets of 2 ways: 8 KB apart is the same set).
+. tests/integration/lib.sh
+W=$XB_WORK
+S=tests/data/triage
+
+if ! command -v arm-none-eabi-gcc >/dev/null 2>&1 || ! command -v jq >/dev/null 2>&1; then
+	echo "ok 1 # SKIP arm-none-eabi-gcc or jq not installed"
+	exit 0
+fi
+CF="-mcpu=cortex-m0plus -mthumb -g -ffunction-sections -ffreestanding -nostdlib -fno-builtin"
+arm-none-eabi-gcc $CF -Os -c "$S/app.c" -o "$W/app.o" &&
+	arm-none-eabi-gcc $CF -O2 -c "$S/fast.c" -o "$W/fast.o" &&
+	arm-none-eabi-gcc $CF -T "$S/triage.ld" -Wl,-Map="$W/t.map" -o "$W/t.elf" "$W/app.o" "$W/fast.o" ||
+	{ not_ok "the test image links"; finish; exit; }
+ELF=$W/t.elf
+addr() { arm-none-eabi-nm "$ELF" | awk -v n="$1" '$3 == n { print $1 }'; }
+# samples FILE NAME:COUNT[:OFFSET[:ALIAS]]...: COUNT samples at NAME+OFFSET (default 0),
+# through the alias base ALIAS (0x13000000 for the uncached one) instead of 0x10000000
+samples() {
+	f=$1
+	shift
+	printf 'busy-seconds 1\nidle-seconds 1\n' >"$f"
+	for spec in "$@"; do
+		name=${spec%%:*}
+		rest=${spec#*:}
+		count=${rest%%:*}
+		off=0
+		alias=0
+		case $rest in *:*) off=${rest#*:}; case $off in *:*) alias=${off#*:}; off=${off%%:*} ;; esac ;; esac
+		a=$((0x$(addr "$name") + off))
+		[ "$alias" != 0 ] && a=$((a - 0x10000000 + alias))
+		i=0
+		while [ $i -lt "$count" ]; do printf '0x%08x\n' "$a"; i=$((i + 1)); done >>"$f"
+	done
+}
+triage() { "$XIPBENCH" triage "$ELF" --map "$W/t.map" "$@"; }
+sev() { jq -r --arg r "$2" '[.findings[] | select(.rule == $r) | .severity] | join(",")' "$1"; }
+
+# The loops objdump shows: copy_bytes and sum_bytes move or sum one byte per iteration,
+# copy_words one word.
+arm-none-eabi-objdump -d "$ELF" >"$W/dis.txt"
+awk '/<copy_bytes>:/,/^$/' "$W/dis.txt" | grep -q 'ldrb' &&
+	awk '/<copy_bytes>:/,/^$/' "$W/dis.txt" | grep -q 'strb' &&
+	awk '/<copy_words>:/,/^$/' "$W/dis.txt" | grep -Eq '	ldr	' &&
+	! awk '/<copy_words>:/,/^$/' "$W/dis.txt" | grep -q 'ldrb' &&
+	ok "objdump: copy_bytes moves bytes, copy_words words" || not_ok "the fixture's loops are not what the test expects"
+A=$((0x$(addr set_a))) B=$((0x$(addr set_b))) C=$((0x$(addr set_c)))
+[ $(((A >> 3) & 1023)) -eq $(((B >> 3) & 1023)) ] && [ $(((A >> 3) & 1023)) -eq $(((C >> 3) & 1023)) ] &&
+	ok "set_a, set_b and set_c start in cache set $(((A >> 3) & 1023))" || not_ok "the three functions are not in one set"
+
+# 1. stock: time spread over the word copy, main and one of the three: nothing above info
+samples "$W/stock.txt" copy_words:400:12 main:300 set_a:200 fast_path:20
+triage --samples "$W/stock.txt" --json >"$W/stock.json" 2>"$W/stock.err" || not_ok "triage stock (exit $?)"
+jq_on "$W/stock.json" "the stock profile: no finding above info" \
+	'.busy_samples == 920 and ([.findings[] | select(.severity != "info")] | length == 0)'
+keys_documented "triage" "$W/stock.json"
+
+# 2. byte loops: the copy and the checksum, found from the code, with their loops
+samples "$W/bytes.txt" copy_bytes:500:12 sum_bytes:300:12 main:200
+triage --samples "$W/bytes.txt" --json >"$W/bytes.json"
+jq_on "$W/bytes.json" "byte loops: severe, copy_bytes and sum_bytes with their loops, not copy_words" \
+	"([.findings[] | select(.rule == \"byte-loops\")] | length == 1) and
+	 (.findings[] | select(.rule == \"byte-loops\") | .severity == \"severe\" and
+	  (.evidence | any(test(\"^copy_bytes: 50.0 % .*loop at 0x$(printf '%08x' $((0x$(addr copy_bytes) + 4)))-0x.*1 LDRB, 1 STRB\"))) and
+	  (.evidence | any(test(\"^sum_bytes: 30.0 % .* 1 LDRB, 0 STRB, adds\"))) and
+	  (.evidence | all(test(\"copy_words\") | not)) and (.fix | test(\"word-at-a-time\")))"
+[ "$(jq '[.findings[] | select(.severity == "severe" or .severity == "warning")] | length' "$W/bytes.json")" = 1 ] &&
+	ok "byte loops: no other finding above note" || not_ok "byte loops: other findings: $(jq -c '[.findings[] | .rule]' "$W/bytes.json")"
+
+# 3. the cache bypassed: the same code sampled through the uncached alias; XIP_CTRL read 0
+samples "$W/alias.txt" copy_words:400:12:0x13000000 main:300:0:0x13000000 set_a:300
+triage --samples "$W/alias.txt" --json >"$W/alias.json"
+jq_on "$W/alias.json" "uncached alias: severe cache-off, 70 % in the uncached-noalloc alias" \
+	'(.findings[] | select(.rule == "cache-off") | .severity == "severe" and
+	  (.evidence | any(test("^700 samples \\(70.0 %\\) in the uncached-noalloc alias"))))'
+triage --xip-ctrl 0x0 --json >"$W/ctrl0.json"
+jq_on "$W/ctrl0.json" "XIP_CTRL = 0: severe, the register and its EN bit as evidence" \
+	'(.findings[] | select(.rule == "cache-off") | .severity == "severe" and
+	  (.evidence | any(test("XIP_CTRL \\(0x14000000\\) = 0x00000000: EN = 0"))))'
+triage --xip-ctrl 0x3 --json >"$W/ctrl3.json"
+[ "$(sev "$W/ctrl3.json" cache-off)" = "" ] && ok "XIP_CTRL = 0x3 (EN, ERR_BADWRITE): no cache-off finding" ||
+	not_ok "XIP_CTRL = 0x3 flagged: $(sev "$W/ctrl3.json" cache-off)"
+
+# 4. three hot functions in one set of a two-way cache
+samples "$W/sets.txt" set_a:300 set_b:300 set_c:300 main:100
+triage --samples "$W/sets.txt" --json >"$W/sets.json"
+jq_on "$W/sets.json" "conflicting sets: set $(((A >> 3) & 1023)) with set_a, set_b, set_c, 90 % of the time" \
+	"(.findings[] | select(.rule == \"conflicting-sets\") | .severity == \"warning\" and
+	  (.summary | test(\"^1 cache sets hold more hot lines than the 2 ways: 90.0 %\")) and
+	  (.evidence | any(test(\"^set $(((A >> 3) & 1023)): 3 hot lines, 90.0 %: set_a, set_b, set_c\"))))"
+
+# 5. the assertion hook hot and CONFIG_ASSERT=y in the configuration
+samples "$W/assert.txt" assert_post_action:150 copy_words:700:12 main:150
+printf 'CONFIG_ASSERT=y\n# CONFIG_LOG is not set\nCONFIG_NET_STATISTICS=y\n' >"$W/.config"
+triage --samples "$W/assert.txt" --config "$W/.config" --json >"$W/assert.json"
+jq_on "$W/assert.json" "debug features: warning, the hook's 15 % and the two options" \
+	"(.findings[] | select(.rule == \"debug-features\") | .severity == \"warning\" and
+	  (.evidence | any(test(\"^assert_post_action: 15.0 %\"))) and
+	  (.evidence | any(test(\"CONFIG_ASSERT=y\"))) and (.evidence | any(test(\"CONFIG_NET_STATISTICS=y\"))))"
+
+# 6. the -O2 object hot: its flags from DW_AT_producer, its size in lines
+samples "$W/o2.txt" fast_path:600:8 main:400
+triage --samples "$W/o2.txt" --json >"$W/o2.json"
+O2SIZE=$((0x$(arm-none-eabi-nm -S "$ELF" | awk '$4 == "fast_path" { print $2 }')))
+jq_on "$W/o2.json" "optimisation: fast.c's -O2 code ($O2SIZE bytes), 60 % of the time, the only level flagged" \
+	"(.findings[] | select(.rule == \"optimisation\") | .severity == \"note\" and
+	  (.summary | test(\"^-O2 code: $O2SIZE bytes .*, 60.0 % of the busy time\"))) and
+	 ([.findings[] | select(.rule == \"optimisation\")] | length == 1)"
+
+# 7. text output; bad inputs
+triage --samples "$W/bytes.txt" >"$W/bytes.out"
+expect "the text report: severity, rule, evidence, fix" "$W/bytes.out" \
+	'^triage of .*t\.elf with its map$' '^severe +byte-loops: 80\.0 % of the busy time' \
+	'^  evidence  copy_bytes: ' '^  fix       use word-at-a-time'
+triage >"$W/none.out"
+expect "without samples: the rules that need them say so" "$W/none.out" \
+	'no samples: the rules that need them were not checked' '^not checked  conflicting-sets: no samples'
+printf 'garbage\n' >"$W/bad.txt"
+check_fails "a bad sample file is refused with its line" "bad.txt:1" triage --samples "$W/bad.txt"
+check_fails "a bad --xip-ctrl is a usage error" "needs a 32-bit value .got '0x1FFFFFFFF'" triage --xip-ctrl 0x1FFFFFFFF
+head -c 100 "$ELF" >"$W/trunc.elf"
+check_fails "a truncated ELF is refused" "trunc.elf" "$XIPBENCH" triage "$W/trunc.elf"
+finish
