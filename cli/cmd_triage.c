@@ -4,13 +4,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/trace.h"
 #include "../core/triage.h"
 #include "cli.h"
 #include "load.h"
 
 static const char usage[] =
-	"usage: xipbench triage ELF [--map MAP] [--samples FILE] [--config FILE]\n"
-	"                       [--xip-ctrl VALUE] [--target NAME] [--groups FILE] [--json]\n"
+	"usage: xipbench triage ELF [--map MAP] [--samples FILE] [--trace FILE]\n"
+	"                       [--config FILE] [--xip-ctrl VALUE] [--target NAME]\n"
+	"                       [--groups FILE] [--json]\n"
 	"       xipbench triage --zephyr BUILD_DIR | --pico-sdk BUILD_DIR [...]\n"
 	"\n"
 	"Why is this build slow? Rules look at the image, its PC samples, its build\n"
@@ -18,7 +20,9 @@ static const char usage[] =
 	"it is, the evidence it rests on (numbers, registers, functions, flags) and a fix:\n"
 	"the flash cache off or bypassed, hot lines that evict each other, byte-at-a-time\n"
 	"copy and checksum loops, the optimisation level, debug features on the hot path,\n"
-	"and how the traffic window is spent. docs/triage.md describes every rule.\n"
+	"and how the traffic window is spent; with a trace, one echo's footprint against\n"
+	"the cache and code reused in the non-allocating alias. docs/triage.md describes\n"
+	"every rule.\n"
 	"\n"
 	"  ELF              the linked firmware (--elf ELF, the same)\n"
 	"  --zephyr DIR     a Zephyr build folder: its image, map and .config\n"
@@ -26,6 +30,8 @@ static const char usage[] =
 	"  --map MAP        its GNU ld map (default: next to the ELF, if present)\n"
 	"  --samples FILE   PC samples taken during traffic (docs/formats-samples.md), as\n"
 	"                   the workbench, `probe sample` and `experiment` record them\n"
+	"  --trace FILE     a fetch trace with echo boundaries (docs/formats-target-trace.md),\n"
+	"                   as `xipbench experiment` (profiles/ping.trace) records it\n"
 	"  --config FILE    the build's configuration: a Zephyr .config or a CMakeCache.txt\n"
 	"  --xip-ctrl VALUE XIP_CTRL as read from the board (e.g. with `xipbench probe`)\n"
 	"  --target NAME    target name or file (default rp2040)\n"
@@ -54,7 +60,7 @@ static void print_text(const xb_triage_in *in, const xb_triage *t, const char *s
 		if (f->fix)
 			printf("  fix       %s\n", f->fix);
 		if (f->action)
-			printf("  try it    the workbench's %s action\n", f->action);
+			printf("  try it    %s (in the workbench)\n", f->action);
 	}
 	if (t->nskipped)
 		printf("\n");
@@ -71,12 +77,14 @@ static void json_or_null(const char *key, const char *v)
 		printf("null");
 }
 
-static void print_json(const xb_triage_in *in, const xb_triage *t, const char *samples)
+static void print_json(const xb_triage_in *in, const xb_triage *t, const char *samples,
+		       const char *trace)
 {
 	printf("{\"elf\": ");
 	xb_json_string(stdout, in->img->path);
 	json_or_null("map", in->img->has_map ? in->img->map.path : NULL);
 	json_or_null("samples", samples);
+	json_or_null("trace", trace);
 	json_or_null("config", in->config_name);
 	printf(", \"target\": ");
 	xb_json_string(stdout, in->tg->name);
@@ -111,19 +119,19 @@ static void print_json(const xb_triage_in *in, const xb_triage *t, const char *s
 
 static int run_triage(int argc, char **argv)
 {
-	enum { O_GROUPS = 1, O_SAMPLES, O_CONFIG,
-	       O_XIP, O_JSON };
+	enum { O_GROUPS = 1, O_SAMPLES, O_TRACE, O_CONFIG, O_XIP, O_JSON };
 	static const struct option opts[] = {
 		CLI_LOAD_LONGOPTS,
 		{"groups", required_argument, 0, O_GROUPS},
 		{"samples", required_argument, 0, O_SAMPLES},
+		{"trace", required_argument, 0, O_TRACE},
 		{"config", required_argument, 0, O_CONFIG},
 		{"xip-ctrl", required_argument, 0, O_XIP},
 		{"json", no_argument, 0, O_JSON},
 		{0, 0, 0, 0},
 	};
 	cli_load_opts lo = {0};
-	const char *samples = NULL, *config = NULL, *xip = NULL;
+	const char *samples = NULL, *trace = NULL, *config = NULL, *xip = NULL;
 	int json = 0, c;
 	cli_build_arg ba = {NULL, XB_BUILD_OTHER, 0};
 	optind = 1;
@@ -134,6 +142,7 @@ static int run_triage(int argc, char **argv)
 		switch (c) {
 		case O_GROUPS: lo.groups = optarg; break;
 		case O_SAMPLES: samples = optarg; break;
+		case O_TRACE: trace = optarg; break;
 		case O_CONFIG: config = optarg; break;
 		case O_XIP: xip = optarg; break;
 		case O_JSON: json = 1; break;
@@ -179,9 +188,12 @@ static int run_triage(int argc, char **argv)
 	size_t elf_len = 0, cfg_len = 0;
 	xb_samples smp;
 	samples_init(&smp);
+	xb_trace tr;
+	trace_init(&tr);
 	int rc = XB_EXIT_OK;
 	if (xb_read_file(lo.elf, &elf, &elf_len, &err) != 0 ||
-	    (samples && samples_read_file(&smp, samples, &err) != 0)) {
+	    (samples && samples_read_file(&smp, samples, &err) != 0) ||
+	    (trace && trace_read_file(&tr, trace, &err) != 0)) {
 		rc = cli_fail("triage", "%s", err.msg);
 		goto out;
 	}
@@ -201,6 +213,7 @@ static int run_triage(int argc, char **argv)
 	in.img = &img;
 	in.tg = &tg;
 	in.samples = samples ? &smp : NULL;
+	in.trace = trace ? &tr : NULL;
 	in.elf = (const uint8_t *)elf;
 	in.elf_len = elf_len;
 	xb_triage t;
@@ -209,7 +222,7 @@ static int run_triage(int argc, char **argv)
 		goto out;
 	}
 	if (json)
-		print_json(&in, &t, samples);
+		print_json(&in, &t, samples, trace);
 	else
 		print_text(&in, &t, samples);
 	triage_free(&t);
@@ -217,6 +230,7 @@ static int run_triage(int argc, char **argv)
 		rc = cli_fail("triage", "cannot write the output");
 out:
 	samples_free(&smp);
+	trace_free(&tr);
 	free(elf);
 	free(cfg);
 	free(cfg_path);

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "segments.h"
+#include "trace.h"
 
 const char *triage_severity_name(enum xb_severity s)
 {
@@ -280,7 +281,7 @@ static void rule_conflicts(tctx *c)
 		}
 		f->fix = xasprintf("give the hot functions their own cache colours (xipbench plan "
 			      "--strategy colour), or move the most contended ones to SRAM");
-		f->action = "plan-colour";
+		f->action = xasprintf(":preset colour");
 	}
 	free(count);
 	free(samples);
@@ -551,10 +552,10 @@ static void rule_opt_level(tctx *c)
 		size_t fi = (size_t)(f - c->out->f);
 		for (size_t l = 0; l < img->nlibraries; l++)
 			if (bytes[l][lv] > 0)
-				evidence(&c->out->f[fi], "%s: %.0f bytes (%.0f lines)%s%.1f %% of the busy "
-					 "time",
+				evidence(&c->out->f[fi], "%s: %.0f bytes (%.0f lines), %.1f %% of the "
+					 "busy time",
 					 img->libraries[l].name, bytes[l][lv], bytes[l][lv] / line,
-					 c->have_prof ? ", " : " (", pct(net[l][lv], c->busy));
+					 pct(net[l][lv], c->busy));
 		f = &c->out->f[fi];
 		if (c->have_prof) {
 			free(f->summary);
@@ -715,6 +716,145 @@ static void rule_idle(tctx *c)
 						    "decides the echo rate");
 }
 
+/* ---- 2. Capacity, not conflicts; 9. the non-allocating alias misused (from a trace) ---- */
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* Per counted echo: the distinct cache lines it fetches through the allocating alias, and
+ * for the non-allocating one the lines it fetches more than once. Medians over the echoes
+ * go to *foot and *reuse, the lines of one echo in *lines_out (the caller frees it). */
+typedef struct echo_lines {
+	size_t echoes;
+	double foot, reuse, reuse_fetches, noalloc_fetches;
+} echo_lines;
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+static void trace_lines(const xb_trace *t, const xb_target *tg, echo_lines *out)
+{
+	memset(out, 0, sizeof *out);
+	size_t n = trace_echo_count(t);
+	uint32_t line = tg->cache.line ? tg->cache.line : 1;
+	double *foot = xcalloc(n + 1, sizeof *foot), *reuse = xcalloc(n + 1, sizeof *reuse);
+	uint32_t *a = NULL, *b = NULL;
+	size_t cap = 0;
+	for (size_t e = 0; e < n; e++) {
+		size_t from, to;
+		trace_echo_range(t, e, &from, &to);
+		size_t na = 0, nb = 0;
+		for (size_t i = from; i < to; i++) {
+			uint32_t off;
+			enum xb_alias_mode m;
+			if (!target_decode_xip(tg, t->addr[i], &off, &m))
+				continue;
+			if (na + nb + 1 > cap) {
+				cap = cap ? 2 * cap : 1024;
+				a = xrealloc(a, cap * sizeof *a);
+				b = xrealloc(b, cap * sizeof *b);
+			}
+			if (m == XB_ALIAS_CACHED_ALLOC)
+				a[na++] = off / line;
+			else if (m == XB_ALIAS_CACHED_NOALLOC)
+				b[nb++] = off / line;
+		}
+		qsort(a, na, sizeof *a, cmp_u32);
+		qsort(b, nb, sizeof *b, cmp_u32);
+		size_t distinct = 0, reused = 0;
+		for (size_t i = 0; i < na; i++)
+			distinct += !i || a[i] != a[i - 1];
+		for (size_t i = 0; i < nb; i++) {
+			int first = !i || b[i] != b[i - 1];
+			int again = i + 1 < nb && b[i + 1] == b[i];
+			if (first && again)
+				reused++;
+			if (!first)
+				out->reuse_fetches++;
+		}
+		out->noalloc_fetches += (double)nb;
+		foot[e] = (double)distinct;
+		reuse[e] = (double)reused;
+	}
+	qsort(foot, n, sizeof *foot, cmp_double);
+	qsort(reuse, n, sizeof *reuse, cmp_double);
+	out->echoes = n;
+	out->foot = n ? foot[n / 2] : 0;
+	out->reuse = n ? reuse[n / 2] : 0;
+	free(foot);
+	free(reuse);
+	free(a);
+	free(b);
+}
+
+static void rule_capacity(tctx *c)
+{
+	const char *rule = "capacity";
+	if (!c->in->trace) {
+		skip(c, rule, "no trace (the per-echo footprint is counted from a fetch trace)");
+		return;
+	}
+	const xb_target *tg = c->in->tg;
+	echo_lines el;
+	trace_lines(c->in->trace, tg, &el);
+	uint32_t lines = target_cache_lines(tg);
+	if (el.foot <= 0)
+		return;
+	double ratio = el.foot / lines;
+	enum xb_severity sev = ratio > 1.0 ? XB_SEV_WARNING : ratio > 0.75 ? XB_SEV_NOTE
+									  : XB_SEV_INFO;
+	xb_finding *f = finding(c, rule, sev,
+				"one echo touches %.0f cache lines, %.0f %% of the cache's %u%s",
+				el.foot, 100.0 * ratio, lines,
+				ratio > 1.0 ? ": capacity misses that no flash layout removes" : "");
+	evidence(f, "median over %zu echoes of the distinct %u-byte lines fetched through the "
+		 "allocating alias (%.1f KB)", el.echoes, tg->cache.line,
+		 el.foot * tg->cache.line / 1024.0);
+	if (ratio > 1.0) {
+		double over = (el.foot - lines) * tg->cache.line;
+		evidence(f, "%.0f lines (%.1f KB) more than the cache holds", el.foot - lines,
+			 over / 1024.0);
+		f->fix = xasprintf("move at least %.1f KB of the hot path to SRAM (xipbench plan "
+				   "--strategy sram with a budget), or make it smaller (-Os, fewer "
+				   "layers, word-at-a-time copies)",
+				   over / 1024.0);
+		f->action = xasprintf(":preset sram %uK", (unsigned)((over + 1023) / 1024));
+	} else {
+		f->fix = xasprintf("the hot path fits the cache: its misses are conflicts a layout "
+				   "can remove (conflicting-sets)");
+	}
+}
+
+static void rule_noalloc(tctx *c)
+{
+	const char *rule = "noalloc-reuse";
+	if (!c->in->trace) {
+		skip(c, rule, "no trace (reuse within an echo is counted from a fetch trace)");
+		return;
+	}
+	echo_lines el;
+	trace_lines(c->in->trace, c->in->tg, &el);
+	if (el.noalloc_fetches <= 0 || el.reuse <= 0)
+		return;
+	double share = pct(el.reuse_fetches, el.noalloc_fetches);
+	xb_finding *f = finding(c, rule, share >= 25 ? XB_SEV_WARNING : XB_SEV_NOTE,
+				"code in the non-allocating alias is fetched again within one echo: "
+				"%.0f lines per echo, %.0f %% of its fetches",
+				el.reuse, share);
+	evidence(f, "%.0f fetches through the non-allocating alias in %zu echoes, %.0f of them "
+		 "of a line the same echo had fetched before",
+		 el.noalloc_fetches, el.echoes, el.reuse_fetches);
+	f->fix = xasprintf("link code that is reused within an echo at the allocating alias: the "
+			   "study measured the non-allocating alias worse for it; keep the "
+			   "non-allocating alias for code run once per echo");
+}
+
 /* ---- The table ---- */
 
 typedef void (*rule_fn)(tctx *c);
@@ -723,11 +863,14 @@ static const struct {
 	rule_fn fn;
 } rules[] = {
 	{{"cache-off", "the flash cache is off or bypassed"}, rule_cache_off},
+	{{"capacity", "one echo's footprint against the cache's lines"}, rule_capacity},
 	{{"conflicting-sets", "hot lines that evict each other"}, rule_conflicts},
 	{{"byte-loops", "generic byte-at-a-time copy and checksum loops are hot"}, rule_byte_loops},
 	{{"optimisation", "the optimisation level of the code, from the compiler's options"},
 	 rule_opt_level},
 	{{"debug-features", "assertions, logging and statistics on the hot path"}, rule_debug},
+	{{"noalloc-reuse", "code in the non-allocating alias reused within one echo"},
+	 rule_noalloc},
 	{{"idle-and-interrupts", "how the traffic window is spent"}, rule_idle},
 };
 
@@ -798,6 +941,7 @@ void triage_free(xb_triage *t)
 		free(f->evidence);
 		free(f->gain);
 		free(f->fix);
+		free(f->action);
 	}
 	free(t->f);
 	for (size_t i = 0; i < t->nskipped; i++)

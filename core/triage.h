@@ -29,6 +29,7 @@ typedef struct xb_triage_in {
 	const xb_image *img;
 	const xb_target *tg;
 	const xb_samples *samples; /* as read: sleeping and idle-window samples included */
+	const struct xb_trace *trace; /* a fetch trace with echo boundaries (core/trace.h) */
 	const uint8_t *elf;        /* the ELF's bytes (code for the code scan, DWARF) */
 	size_t elf_len;
 	int have_xip_ctrl;         /* read over SWD from a bench: XIP_CTRL's value */
@@ -46,7 +47,8 @@ typedef struct xb_finding {
 	size_t nevidence;
 	char *gain;                /* what the model predicts the fix gains, or NULL */
 	char *fix;                 /* what to do */
-	const char *action;        /* the workbench action that tries the fix, or NULL */
+	char *action;              /* the workbench command that tries the fix (":preset colour"),
+				    * or NULL */
 } xb_finding;
 
 /* A rule that could not look (no samples, no DWARF ...) and why. */

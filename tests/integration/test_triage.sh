@@ -92,7 +92,8 @@ triage --samples "$W/sets.txt" --json >"$W/sets.json"
 jq_on "$W/sets.json" "conflicting sets: set $(((A >> 3) & 1023)) with set_a, set_b, set_c, 90 % of the time" \
 	"(.findings[] | select(.rule == \"conflicting-sets\") | .severity == \"warning\" and
 	  (.summary | test(\"^1 cache sets hold more hot lines than the 2 ways: 90.0 %\")) and
-	  (.evidence | any(test(\"^set $(((A >> 3) & 1023)): 3 hot lines, 90.0 %: set_a, set_b, set_c\"))))"
+	  (.evidence | any(test(\"^set $(((A >> 3) & 1023)): 3 hot lines, 90.0 %: set_a, set_b, set_c\"))) and
+	  .action == \":preset colour\")"
 
 # 5. the assertion hook hot and CONFIG_ASSERT=y in the configuration
 samples "$W/assert.txt" assert_post_action:150 copy_words:700:12 main:150
@@ -112,6 +113,33 @@ jq_on "$W/o2.json" "optimisation: fast.c's -O2 code ($O2SIZE bytes), 60 % of the
 	  (.summary | test(\"^-O2 code: $O2SIZE bytes .*, 60.0 % of the busy time\"))) and
 	 ([.findings[] | select(.rule == \"optimisation\")] | length == 1)"
 
+# 8. traces: one echo's footprint against the cache's 2048 lines; code in the
+# non-allocating alias fetched twice per echo
+lines_trace() { # FILE LINES ALIAS-BASE FETCHES-PER-LINE: three echoes
+	awk -v n="$2" -v base="$3" -v k="$4" 'BEGIN {
+		for (e = 0; e < 3; e++) { print "echo"; for (r = 0; r < k; r++) for (i = 0; i < n; i++)
+			printf "0x%08x\n", base + 256 + 8 * i } }' >"$1"
+}
+lines_trace "$W/big.trace" 3000 268435456 1
+triage --trace "$W/big.trace" --json >"$W/big.json"
+jq_on "$W/big.json" "capacity: 3000 lines an echo against 2048, 952 lines (7.4 KB) over" \
+	'(.findings[] | select(.rule == "capacity") | .severity == "warning" and
+	  (.summary | test("^one echo touches 3000 cache lines, 146 % of the cache.s 2048: capacity misses")) and
+	  (.evidence | any(test("^952 lines \\(7.4 KB\\) more than the cache holds"))) and
+	  (.fix | test("at least 7.4 KB of the hot path to SRAM")) and .action == ":preset sram 8K")'
+lines_trace "$W/small.trace" 500 268435456 1
+triage --trace "$W/small.trace" --json >"$W/small.json"
+[ "$(sev "$W/small.json" capacity)" = info ] && ok "capacity: 500 lines fit, info only" ||
+	not_ok "capacity with 500 lines: $(sev "$W/small.json" capacity)"
+lines_trace "$W/noalloc.trace" 200 285212672 2
+triage --trace "$W/noalloc.trace" --json >"$W/noalloc.json"
+jq_on "$W/noalloc.json" "non-allocating alias: 200 lines fetched again in each echo, 50 % of its fetches" \
+	'(.findings[] | select(.rule == "noalloc-reuse") | .severity == "warning" and
+	  (.summary | test("200 lines per echo, 50 % of its fetches")) and
+	  (.evidence | any(test("^1200 fetches through the non-allocating alias in 3 echoes, 600 of them"))))'
+[ "$(sev "$W/small.json" noalloc-reuse)" = "" ] && ok "no non-allocating fetches: no noalloc finding" ||
+	not_ok "noalloc-reuse without such fetches"
+
 # 7. text output; bad inputs
 triage --samples "$W/bytes.txt" >"$W/bytes.out"
 expect "the text report: severity, rule, evidence, fix" "$W/bytes.out" \
@@ -125,4 +153,6 @@ check_fails "a bad sample file is refused with its line" "bad.txt:1" triage --sa
 check_fails "a bad --xip-ctrl is a usage error" "needs a 32-bit value .got '0x1FFFFFFFF'" triage --xip-ctrl 0x1FFFFFFFF
 head -c 100 "$ELF" >"$W/trunc.elf"
 check_fails "a truncated ELF is refused" "trunc.elf" "$XIPBENCH" triage "$W/trunc.elf"
+printf 'echo\nnot-an-address\n' >"$W/bad.trace"
+check_fails "a bad trace is refused with its line" "bad.trace:2" triage --trace "$W/bad.trace"
 finish
