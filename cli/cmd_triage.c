@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/opt.h"
 #include "../core/trace.h"
 #include "../core/triage.h"
 #include "cli.h"
@@ -13,6 +14,8 @@ static const char usage[] =
 	"usage: xipbench triage ELF [--map MAP] [--samples FILE] [--trace FILE]\n"
 	"                       [--config FILE] [--xip-ctrl VALUE] [--target NAME]\n"
 	"                       [--groups FILE] [--json]\n"
+	"       xipbench triage NEW.elf --compare OLD.elf [--old-map MAP] [--old-samples FILE]\n"
+	"                       [--old-trace FILE] [the options above]\n"
 	"       xipbench triage --zephyr BUILD_DIR | --pico-sdk BUILD_DIR [...]\n"
 	"\n"
 	"Why is this build slow? Rules look at the image, its PC samples, its build\n"
@@ -36,6 +39,11 @@ static const char usage[] =
 	"  --xip-ctrl VALUE XIP_CTRL as read from the board (e.g. with `xipbench probe`)\n"
 	"  --target NAME    target name or file (default rp2040)\n"
 	"  --groups FILE    grouping file (default: the shipped groups/default.groups)\n"
+	"  --compare OLD    the build before: which findings changed, which functions grew,\n"
+	"                   moved or changed library, the code in flash and (with both\n"
+	"                   traces) the predicted misses per echo, old against new\n"
+	"  --old-map, --old-samples, --old-trace FILE\n"
+	"                   the old build's map, samples and trace\n"
 	"  --json           print one JSON object (keys in docs/cli.md)\n"
 	"\n"
 	"Exit status: 0 the triage ran (whatever it found); 1 an input could not be used;\n"
@@ -117,9 +125,172 @@ static void print_json(const xb_triage_in *in, const xb_triage *t, const char *s
 	printf("]}\n");
 }
 
+/* One build: its image, bytes, samples, trace, configuration and triage. */
+typedef struct tbuild {
+	const char *samples, *trace, *config;
+	int config_given;  /* --config: a missing file is an error, not a folder without one */
+	int loaded, ran;
+	xb_image img;
+	char *elf, *cfg;
+	size_t elf_len, cfg_len;
+	xb_samples smp;
+	xb_trace tr;
+	xb_triage_in in;
+	xb_triage t;
+} tbuild;
+
+static int tbuild_load(tbuild *b, const cli_load_opts *lo, const xb_target *tg)
+{
+	samples_init(&b->smp);
+	trace_init(&b->tr);
+	xb_target tg2;
+	if (cli_load("triage", lo, &tg2, &b->img) != 0)
+		return XB_EXIT_FAIL;
+	b->loaded = 1;
+	xb_err err;
+	if (xb_read_file(lo->elf, &b->elf, &b->elf_len, &err) != 0 ||
+	    (b->samples && samples_read_file(&b->smp, b->samples, &err) != 0) ||
+	    (b->trace && trace_read_file(&b->tr, b->trace, &err) != 0))
+		return cli_fail("triage", "%s", err.msg);
+	if (b->config && xb_read_file(b->config, &b->cfg, &b->cfg_len, &err) != 0) {
+		if (b->config_given)
+			return cli_fail("triage", "%s", err.msg);
+		b->config = NULL; /* a build folder without its configuration file */
+	}
+	b->in = (xb_triage_in){.img = &b->img, .tg = tg,
+			       .samples = b->samples ? &b->smp : NULL,
+			       .trace = b->trace ? &b->tr : NULL,
+			       .elf = (const uint8_t *)b->elf, .elf_len = b->elf_len,
+			       .config = b->cfg, .config_len = b->cfg_len,
+			       .config_name = b->config};
+	return XB_EXIT_OK;
+}
+
+static int tbuild_run(tbuild *b)
+{
+	xb_err err;
+	if (triage_run(&b->in, &b->t, &err) != 0)
+		return cli_fail("triage", "%s", err.msg);
+	b->ran = 1;
+	return XB_EXIT_OK;
+}
+
+static void tbuild_free(tbuild *b)
+{
+	if (b->ran)
+		triage_free(&b->t);
+	if (b->loaded)
+		image_free(&b->img);
+	samples_free(&b->smp);
+	trace_free(&b->tr);
+	free(b->elf);
+	free(b->cfg);
+}
+
+/* Predicted misses per echo of a build's own trace through the target's cache, or -1. */
+static double predicted(const tbuild *b, const xb_target *tg)
+{
+	xb_replay r;
+	xb_err err;
+	if (!b->trace || replay_trace(tg, &b->tr, &r, &err) != 0)
+		return -1;
+	return r.misses_per_echo;
+}
+
+static const char *sev_or_none(int s)
+{
+	return s < 0 ? "none" : triage_severity_name((enum xb_severity)s);
+}
+
+static int print_compare(const tbuild *o, const tbuild *n, const xb_target *tg, int json)
+{
+	xb_triage_compare c;
+	triage_compare(&o->img, &n->img, tg, &o->t, &n->t, &c);
+	double po = predicted(o, tg), pn = predicted(n, tg);
+	uint32_t line = tg->cache.line ? tg->cache.line : 1;
+	if (json) {
+		printf("{\"old\": ");
+		xb_json_string(stdout, o->img.path);
+		printf(", \"new\": ");
+		xb_json_string(stdout, n->img.path);
+		printf(", \"findings\": [");
+		for (size_t i = 0; i < c.nchanges; i++) {
+			const xb_triage_change *ch = &c.changes[i];
+			printf("%s{\"rule\": \"%s\", \"change\": \"%s\", \"old_severity\": \"%s\", "
+			       "\"new_severity\": \"%s\"",
+			       i ? ", " : "", ch->rule,
+			       ch->old_severity < 0 ? "new" : ch->new_severity < 0 ? "gone" : "changed",
+			       sev_or_none(ch->old_severity), sev_or_none(ch->new_severity));
+			printf(", \"old_summary\": ");
+			ch->old_summary ? xb_json_string(stdout, ch->old_summary) : (void)printf("null");
+			printf(", \"new_summary\": ");
+			ch->new_summary ? xb_json_string(stdout, ch->new_summary) : (void)printf("null");
+			printf("}");
+		}
+		printf("], \"functions\": {\"both\": %zu, \"added\": %zu, \"removed\": %zu, "
+		       "\"shrank\": %zu, \"moved\": %zu, \"moved_sets\": %zu, \"grew\": [",
+		       c.both, c.added, c.removed, c.shrank, c.moved, c.moved_sets);
+		for (size_t i = 0; i < c.ngrew; i++) {
+			printf("%s{\"name\": ", i ? ", " : "");
+			xb_json_string(stdout, c.grew[i].name);
+			printf(", \"old_size\": %u, \"new_size\": %u}", c.grew[i].old_size,
+			       c.grew[i].new_size);
+		}
+		printf("], \"library_changed\": [");
+		for (size_t i = 0; i < c.nrelibbed; i++) {
+			printf("%s{\"name\": ", i ? ", " : "");
+			xb_json_string(stdout, c.relibbed[i].name);
+			printf(", \"old_library\": ");
+			xb_json_string(stdout, c.relibbed[i].old_library);
+			printf(", \"new_library\": ");
+			xb_json_string(stdout, c.relibbed[i].new_library);
+			printf("}");
+		}
+		printf("]}, \"flash_bytes\": {\"old\": %llu, \"new\": %llu}",
+		       (unsigned long long)c.old_flash, (unsigned long long)c.new_flash);
+		if (po >= 0 && pn >= 0)
+			printf(", \"predicted_misses_per_echo\": {\"old\": %.1f, \"new\": %.1f}}\n",
+			       po, pn);
+		else
+			printf(", \"predicted_misses_per_echo\": null}\n");
+		triage_compare_free(&c);
+		return XB_EXIT_OK;
+	}
+	printf("triage of %s against %s\n", n->img.path, o->img.path);
+	printf("\nfindings  %zu changed\n", c.nchanges);
+	for (size_t i = 0; i < c.nchanges; i++) {
+		const xb_triage_change *ch = &c.changes[i];
+		printf("  %-8s %s: %s -> %s: %s\n",
+		       ch->old_severity < 0 ? "new" : ch->new_severity < 0 ? "gone" : "changed",
+		       ch->rule, sev_or_none(ch->old_severity), sev_or_none(ch->new_severity),
+		       ch->new_summary ? ch->new_summary : ch->old_summary);
+	}
+	printf("\nfunctions %zu in both, %zu added, %zu removed; %zu grew, %zu shrank, %zu moved "
+	       "(%zu to other cache sets)\n",
+	       c.both, c.added, c.removed, c.ngrew, c.shrank, c.moved, c.moved_sets);
+	for (size_t i = 0; i < c.ngrew && i < 10; i++)
+		printf("  grew     %s: %u -> %u bytes (+%u)\n", c.grew[i].name, c.grew[i].old_size,
+		       c.grew[i].new_size, c.grew[i].new_size - c.grew[i].old_size);
+	for (size_t i = 0; i < c.nrelibbed && i < 10; i++)
+		printf("  library  %s: %s -> %s\n", c.relibbed[i].name, c.relibbed[i].old_library,
+		       c.relibbed[i].new_library);
+	printf("\ncode in flash %llu -> %llu bytes (%+lld, %+.0f cache lines)\n",
+	       (unsigned long long)c.old_flash, (unsigned long long)c.new_flash,
+	       (long long)c.new_flash - (long long)c.old_flash,
+	       ((double)c.new_flash - (double)c.old_flash) / line);
+	if (po >= 0 && pn >= 0)
+		printf("predicted misses per echo (each build's trace through the cache model): "
+		       "%.1f -> %.1f (%+.1f)\n", po, pn, pn - po);
+	else
+		printf("predicted misses per echo: not computed (give --trace and --old-trace)\n");
+	triage_compare_free(&c);
+	return XB_EXIT_OK;
+}
+
 static int run_triage(int argc, char **argv)
 {
-	enum { O_GROUPS = 1, O_SAMPLES, O_TRACE, O_CONFIG, O_XIP, O_JSON };
+	enum { O_GROUPS = 1, O_SAMPLES, O_TRACE, O_CONFIG, O_XIP, O_JSON, O_COMPARE, O_OLD_MAP,
+	       O_OLD_SAMPLES, O_OLD_TRACE };
 	static const struct option opts[] = {
 		CLI_LOAD_LONGOPTS,
 		{"groups", required_argument, 0, O_GROUPS},
@@ -128,10 +299,15 @@ static int run_triage(int argc, char **argv)
 		{"config", required_argument, 0, O_CONFIG},
 		{"xip-ctrl", required_argument, 0, O_XIP},
 		{"json", no_argument, 0, O_JSON},
+		{"compare", required_argument, 0, O_COMPARE},
+		{"old-map", required_argument, 0, O_OLD_MAP},
+		{"old-samples", required_argument, 0, O_OLD_SAMPLES},
+		{"old-trace", required_argument, 0, O_OLD_TRACE},
 		{0, 0, 0, 0},
 	};
 	cli_load_opts lo = {0};
 	const char *samples = NULL, *trace = NULL, *config = NULL, *xip = NULL;
+	const char *compare = NULL, *old_map = NULL, *old_samples = NULL, *old_trace = NULL;
 	int json = 0, c;
 	cli_build_arg ba = {NULL, XB_BUILD_OTHER, 0};
 	optind = 1;
@@ -146,6 +322,10 @@ static int run_triage(int argc, char **argv)
 		case O_CONFIG: config = optarg; break;
 		case O_XIP: xip = optarg; break;
 		case O_JSON: json = 1; break;
+		case O_COMPARE: compare = optarg; break;
+		case O_OLD_MAP: old_map = optarg; break;
+		case O_OLD_SAMPLES: old_samples = optarg; break;
+		case O_OLD_TRACE: old_trace = optarg; break;
 		default:
 			return cli_usage_error("triage", "unknown or incomplete option '%s'",
 					       argv[optind - 1]);
@@ -155,16 +335,18 @@ static int run_triage(int argc, char **argv)
 		lo.elf = argv[optind++];
 	if (optind < argc)
 		return cli_usage_error("triage", "unexpected argument '%s'", argv[optind]);
-	xb_triage_in in = {0};
+	uint32_t xip_value = 0;
 	if (xip) {
 		char *end;
 		unsigned long v = strtoul(xip, &end, 0);
 		if (!*xip || *end || v > 0xFFFFFFFFul)
 			return cli_usage_error("triage", "--xip-ctrl needs a 32-bit value (got '%s')",
 					       xip);
-		in.have_xip_ctrl = 1;
-		in.xip_ctrl = (uint32_t)v;
+		xip_value = (uint32_t)v;
 	}
+	if (!compare && (old_map || old_samples || old_trace))
+		return cli_usage_error("triage", "--old-map, --old-samples and --old-trace go with "
+					       "--compare OLD");
 	const xb_build_folder *build;
 	int brc = cli_load_build("triage", ba.kind, ba.dir, ba.n, &lo, &build);
 	if (brc != XB_EXIT_OK)
@@ -176,65 +358,41 @@ static int run_triage(int argc, char **argv)
 		cfg_path = xasprintf(build->kind == XB_BUILD_ZEPHYR ? "%s/zephyr/.config"
 								    : "%s/CMakeCache.txt",
 				     build->dir);
-
 	xb_target tg;
-	xb_image img;
-	if (cli_load("triage", &lo, &tg, &img) != 0) {
+	if (cli_load_target("triage", lo.target, &tg) != 0) {
 		free(cfg_path);
 		return XB_EXIT_FAIL;
 	}
-	xb_err err;
-	char *elf = NULL, *cfg = NULL;
-	size_t elf_len = 0, cfg_len = 0;
-	xb_samples smp;
-	samples_init(&smp);
-	xb_trace tr;
-	trace_init(&tr);
-	int rc = XB_EXIT_OK;
-	if (xb_read_file(lo.elf, &elf, &elf_len, &err) != 0 ||
-	    (samples && samples_read_file(&smp, samples, &err) != 0) ||
-	    (trace && trace_read_file(&tr, trace, &err) != 0)) {
-		rc = cli_fail("triage", "%s", err.msg);
-		goto out;
+	tbuild nb = {.samples = samples, .trace = trace,
+		     .config = config ? config : cfg_path, .config_given = config != NULL};
+	tbuild ob = {.samples = old_samples, .trace = old_trace};
+	int rc = tbuild_load(&nb, &lo, &tg);
+	if (rc == XB_EXIT_OK) {
+		nb.in.have_xip_ctrl = xip != NULL;
+		nb.in.xip_ctrl = xip_value;
+		rc = tbuild_run(&nb);
 	}
-	if (config || cfg_path) {
-		const char *p = config ? config : cfg_path;
-		if (xb_read_file(p, &cfg, &cfg_len, &err) != 0) {
-			if (config) {
-				rc = cli_fail("triage", "%s", err.msg);
-				goto out;
-			}
-		} else {
-			in.config = cfg;
-			in.config_len = cfg_len;
-			in.config_name = p;
-		}
+	if (rc == XB_EXIT_OK && compare) {
+		cli_load_opts olo = lo;
+		olo.elf = compare;
+		olo.map = old_map;
+		rc = tbuild_load(&ob, &olo, &tg);
+		if (rc == XB_EXIT_OK)
+			rc = tbuild_run(&ob);
 	}
-	in.img = &img;
-	in.tg = &tg;
-	in.samples = samples ? &smp : NULL;
-	in.trace = trace ? &tr : NULL;
-	in.elf = (const uint8_t *)elf;
-	in.elf_len = elf_len;
-	xb_triage t;
-	if (triage_run(&in, &t, &err) != 0) {
-		rc = cli_fail("triage", "%s", err.msg);
-		goto out;
+	if (rc == XB_EXIT_OK) {
+		if (compare)
+			rc = print_compare(&ob, &nb, &tg, json);
+		else if (json)
+			print_json(&nb.in, &nb.t, samples, trace);
+		else
+			print_text(&nb.in, &nb.t, samples);
+		if (fflush(stdout) != 0)
+			rc = cli_fail("triage", "cannot write the output");
 	}
-	if (json)
-		print_json(&in, &t, samples, trace);
-	else
-		print_text(&in, &t, samples);
-	triage_free(&t);
-	if (fflush(stdout) != 0)
-		rc = cli_fail("triage", "cannot write the output");
-out:
-	samples_free(&smp);
-	trace_free(&tr);
-	free(elf);
-	free(cfg);
+	tbuild_free(&nb);
+	tbuild_free(&ob);
 	free(cfg_path);
-	image_free(&img);
 	return rc;
 }
 

@@ -550,12 +550,18 @@ static void rule_opt_level(tctx *c)
 					"%s code: %.0f bytes (%.0f cache lines)%s", lname[lv], b,
 					b / line, c->have_prof ? "" : ", no samples to weigh it");
 		size_t fi = (size_t)(f - c->out->f);
-		for (size_t l = 0; l < img->nlibraries; l++)
-			if (bytes[l][lv] > 0)
+		for (size_t l = 0; l < img->nlibraries; l++) {
+			if (!(bytes[l][lv] > 0))
+				continue;
+			if (c->have_prof)
 				evidence(&c->out->f[fi], "%s: %.0f bytes (%.0f lines), %.1f %% of the "
 					 "busy time",
 					 img->libraries[l].name, bytes[l][lv], bytes[l][lv] / line,
 					 pct(net[l][lv], c->busy));
+			else
+				evidence(&c->out->f[fi], "%s: %.0f bytes (%.0f lines)",
+					 img->libraries[l].name, bytes[l][lv], bytes[l][lv] / line);
+		}
 		f = &c->out->f[fi];
 		if (c->have_prof) {
 			free(f->summary);
@@ -948,4 +954,120 @@ void triage_free(xb_triage *t)
 		free(t->skipped[i].why);
 	free(t->skipped);
 	memset(t, 0, sizeof *t);
+}
+
+/* ---- Two builds side by side ---- */
+
+typedef struct qname {
+	char *name;
+	size_t index;
+} qname;
+
+static int cmp_qname(const void *a, const void *b)
+{
+	return strcmp(((const qname *)a)->name, ((const qname *)b)->name);
+}
+
+/* The image's functions (aliases left out) by qualified name, sorted. */
+static qname *qnames(const xb_image *img, size_t *n)
+{
+	qname *q = xmalloc((img->nfuncs + 1) * sizeof *q);
+	size_t k = 0;
+	for (size_t i = 0; i < img->nfuncs; i++)
+		if (img->funcs[i].alias_of < 0 && !img->funcs[i].is_veneer)
+			q[k++] = (qname){image_qualified_name(img, &img->funcs[i]), i};
+	qsort(q, k, sizeof *q, cmp_qname);
+	*n = k;
+	return q;
+}
+
+static const xb_finding *worst_of(const xb_triage *t, const char *rule)
+{
+	for (size_t i = 0; i < t->n; i++) /* most severe first */
+		if (!strcmp(t->f[i].rule, rule))
+			return &t->f[i];
+	return NULL;
+}
+
+static int by_growth(const void *a, const void *b)
+{
+	const xb_func_change *x = a, *y = b;
+	int64_t gx = (int64_t)x->new_size - x->old_size, gy = (int64_t)y->new_size - y->old_size;
+	if (gx != gy)
+		return gx > gy ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+void triage_compare(const xb_image *old_img, const xb_image *new_img, const xb_target *tg,
+		    const xb_triage *old_t, const xb_triage *new_t, xb_triage_compare *out)
+{
+	memset(out, 0, sizeof *out);
+	size_t nr;
+	const xb_triage_rule *r = triage_rules(&nr);
+	for (size_t i = 0; i < nr; i++) {
+		const xb_finding *o = worst_of(old_t, r[i].id), *n = worst_of(new_t, r[i].id);
+		if ((!o && !n) || (o && n && o->severity == n->severity))
+			continue;
+		out->changes = xrealloc(out->changes, (out->nchanges + 1) * sizeof *out->changes);
+		out->changes[out->nchanges++] = (xb_triage_change){
+			r[i].id, o ? (int)o->severity : -1, n ? (int)n->severity : -1,
+			o ? o->summary : NULL, n ? n->summary : NULL};
+	}
+	size_t no, nn;
+	qname *qo = qnames(old_img, &no), *qn = qnames(new_img, &nn);
+	for (size_t i = 0; i < no; i++)
+		if (old_img->funcs[qo[i].index].region == XB_REGION_FLASH)
+			out->old_flash += old_img->funcs[qo[i].index].size;
+	for (size_t k = 0; k < nn; k++) {
+		const xb_function *f = &new_img->funcs[qn[k].index];
+		if (f->region == XB_REGION_FLASH)
+			out->new_flash += f->size;
+		qname key = {qn[k].name, 0};
+		qname *m = bsearch(&key, qo, no, sizeof *qo, cmp_qname);
+		if (!m) {
+			out->added++;
+			continue;
+		}
+		out->both++;
+		const xb_function *g = &old_img->funcs[m->index];
+		xb_func_change ch = {qn[k].name, g->addr, f->addr, g->size, f->size,
+				     old_img->libraries[g->library].name,
+				     new_img->libraries[f->library].name};
+		if (f->size > g->size) {
+			out->grew = xrealloc(out->grew, (out->ngrew + 1) * sizeof *out->grew);
+			out->grew[out->ngrew++] = ch;
+		} else if (f->size < g->size) {
+			out->shrank++;
+		}
+		if (f->addr != g->addr) {
+			out->moved++;
+			out->moved_sets += target_set_of(tg, f->addr) != target_set_of(tg, g->addr);
+		}
+		if (strcmp(ch.old_library, ch.new_library) != 0) {
+			out->relibbed = xrealloc(out->relibbed, (out->nrelibbed + 1) * sizeof *out->relibbed);
+			out->relibbed[out->nrelibbed++] = ch;
+		}
+	}
+	out->removed = no - out->both;
+	if (out->ngrew > 1)
+		qsort(out->grew, out->ngrew, sizeof *out->grew, by_growth);
+	/* the names stay with the compare: the changes point into them */
+	out->names = xmalloc((nn + 1) * sizeof *out->names);
+	for (size_t k = 0; k < nn; k++)
+		out->names[out->nnames++] = qn[k].name;
+	for (size_t i = 0; i < no; i++)
+		free(qo[i].name);
+	free(qo);
+	free(qn);
+}
+
+void triage_compare_free(xb_triage_compare *c)
+{
+	for (size_t i = 0; i < c->nnames; i++)
+		free(c->names[i]);
+	free(c->names);
+	free(c->changes);
+	free(c->grew);
+	free(c->relibbed);
+	memset(c, 0, sizeof *c);
 }

@@ -78,4 +78,39 @@ const xb_triage_rule *triage_rules(size_t *n);
 int triage_run(const xb_triage_in *in, xb_triage *out, xb_err *err);
 void triage_free(xb_triage *t);
 
+/* ---- Two builds side by side: why is this build slower than the last one ---- */
+
+typedef struct xb_triage_change {
+	const char *rule;
+	int old_severity, new_severity; /* enum xb_severity, or -1: no such finding */
+	const char *old_summary, *new_summary; /* the findings' (owned by the triages), or NULL */
+} xb_triage_change;
+
+typedef struct xb_func_change {
+	const char *name;           /* the new image's qualified name (owned by the compare) */
+	uint32_t old_addr, new_addr, old_size, new_size;
+	const char *old_library, *new_library; /* owned by the images */
+} xb_func_change;
+
+typedef struct xb_triage_compare {
+	xb_triage_change *changes;  /* per rule with a finding in either: new, gone or changed
+				     * findings (same severity: left out) */
+	size_t nchanges;
+	size_t both, added, removed; /* functions matched by qualified name */
+	xb_func_change *grew;       /* bigger in the new build, the most grown first */
+	size_t ngrew;
+	size_t shrank;
+	size_t moved, moved_sets;   /* functions at another address; of those, in other cache
+				     * sets (their first line's set changed) */
+	xb_func_change *relibbed;   /* in another library */
+	size_t nrelibbed;
+	uint64_t old_flash, new_flash; /* bytes of functions in flash */
+	char **names;               /* the qualified names the changes point to */
+	size_t nnames;
+} xb_triage_compare;
+
+void triage_compare(const xb_image *old_img, const xb_image *new_img, const xb_target *tg,
+		    const xb_triage *old_t, const xb_triage *new_t, xb_triage_compare *out);
+void triage_compare_free(xb_triage_compare *c);
+
 #endif

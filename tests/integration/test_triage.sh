@@ -140,6 +140,28 @@ jq_on "$W/noalloc.json" "non-allocating alias: 200 lines fetched again in each e
 [ "$(sev "$W/small.json" noalloc-reuse)" = "" ] && ok "no non-allocating fetches: no noalloc finding" ||
 	not_ok "noalloc-reuse without such fetches"
 
+# 9. --compare: the same image with fast.c at -Os as the build before; each with a trace
+arm-none-eabi-gcc $CF -Os -c "$S/fast.c" -o "$W/fast_os.o" &&
+	arm-none-eabi-gcc $CF -T "$S/triage.ld" -Wl,-Map="$W/old.map" -o "$W/old.elf" "$W/app.o" "$W/fast_os.o" ||
+	not_ok "the old image links"
+OLDSIZE=$((0x$(arm-none-eabi-nm -S "$W/old.elf" | awk '$4 == "fast_path" { print $2 }')))
+triage --compare "$W/old.elf" --trace "$W/big.trace" --old-trace "$W/small.trace" --json >"$W/cmp.json"
+# LRU, 2 ways, 1024 sets: 500 lines miss once in the first of three echoes (166.7 a echo);
+# 3000 lines leave 952 sets with three lines that evict each other on every pass:
+# (3000 + 2 x 2856) / 3 = 2904.0
+jq_on "$W/cmp.json" "--compare: fast_path grew $OLDSIZE -> $O2SIZE bytes, the -O2 finding is new, flash +$((O2SIZE - OLDSIZE)), predicted 166.7 -> 2904.0" \
+	"(.functions | .both == 9 and .added == 0 and .removed == 0 and .grew == [{name: \"fast_path\", old_size: $OLDSIZE, new_size: $O2SIZE}] and .library_changed == []) and
+	 (.flash_bytes.new - .flash_bytes.old == $((O2SIZE - OLDSIZE))) and
+	 (.findings | any(.rule == \"optimisation\" and .change == \"new\" and .new_severity == \"info\")) and
+	 (.findings | any(.rule == \"capacity\" and .change == \"changed\" and .old_severity == \"info\" and .new_severity == \"warning\")) and
+	 .predicted_misses_per_echo == {old: 166.7, new: 2904.0}"
+keys_documented "triage --compare" "$W/cmp.json"
+triage --compare "$W/old.elf" >"$W/cmp.out"
+expect "--compare text: findings, functions, code in flash" "$W/cmp.out" \
+	'^triage of .*t\.elf against .*old\.elf$' "^  grew     fast_path: $OLDSIZE -> $O2SIZE bytes" \
+	"^code in flash [0-9]+ -> [0-9]+ bytes \\(\\+$((O2SIZE - OLDSIZE))," '^predicted misses per echo: not computed'
+check_fails "--old-trace without --compare is a usage error" "go with --compare" triage --old-trace "$W/big.trace"
+
 # 7. text output; bad inputs
 triage --samples "$W/bytes.txt" >"$W/bytes.out"
 expect "the text report: severity, rule, evidence, fix" "$W/bytes.out" \
