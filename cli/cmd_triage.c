@@ -130,6 +130,7 @@ typedef struct tbuild {
 	const char *samples, *trace, *config;
 	int config_given;  /* --config: a missing file is an error, not a folder without one */
 	int loaded, ran;
+	xb_target tg;
 	xb_image img;
 	char *elf, *cfg;
 	size_t elf_len, cfg_len;
@@ -139,12 +140,11 @@ typedef struct tbuild {
 	xb_triage t;
 } tbuild;
 
-static int tbuild_load(tbuild *b, const cli_load_opts *lo, const xb_target *tg)
+static int tbuild_load(tbuild *b, const cli_load_opts *lo)
 {
 	samples_init(&b->smp);
 	trace_init(&b->tr);
-	xb_target tg2;
-	if (cli_load("triage", lo, &tg2, &b->img) != 0)
+	if (cli_load("triage", lo, &b->tg, &b->img) != 0)
 		return XB_EXIT_FAIL;
 	b->loaded = 1;
 	xb_err err;
@@ -157,11 +157,11 @@ static int tbuild_load(tbuild *b, const cli_load_opts *lo, const xb_target *tg)
 			return cli_fail("triage", "%s", err.msg);
 		b->config = NULL; /* a build folder without its configuration file */
 	}
-	b->in = (xb_triage_in){.img = &b->img, .tg = tg,
+	b->in = (xb_triage_in){.img = &b->img, .tg = &b->tg,
 			       .samples = b->samples ? &b->smp : NULL,
 			       .trace = b->trace ? &b->tr : NULL,
 			       .elf = (const uint8_t *)b->elf, .elf_len = b->elf_len,
-			       .config = b->cfg, .config_len = b->cfg_len,
+			       .config = b->cfg,
 			       .config_name = b->config};
 	return XB_EXIT_OK;
 }
@@ -358,15 +358,10 @@ static int run_triage(int argc, char **argv)
 		cfg_path = xasprintf(build->kind == XB_BUILD_ZEPHYR ? "%s/zephyr/.config"
 								    : "%s/CMakeCache.txt",
 				     build->dir);
-	xb_target tg;
-	if (cli_load_target("triage", lo.target, &tg) != 0) {
-		free(cfg_path);
-		return XB_EXIT_FAIL;
-	}
 	tbuild nb = {.samples = samples, .trace = trace,
 		     .config = config ? config : cfg_path, .config_given = config != NULL};
 	tbuild ob = {.samples = old_samples, .trace = old_trace};
-	int rc = tbuild_load(&nb, &lo, &tg);
+	int rc = tbuild_load(&nb, &lo);
 	if (rc == XB_EXIT_OK) {
 		nb.in.have_xip_ctrl = xip != NULL;
 		nb.in.xip_ctrl = xip_value;
@@ -376,13 +371,13 @@ static int run_triage(int argc, char **argv)
 		cli_load_opts olo = lo;
 		olo.elf = compare;
 		olo.map = old_map;
-		rc = tbuild_load(&ob, &olo, &tg);
+		rc = tbuild_load(&ob, &olo);
 		if (rc == XB_EXIT_OK)
 			rc = tbuild_run(&ob);
 	}
 	if (rc == XB_EXIT_OK) {
 		if (compare)
-			rc = print_compare(&ob, &nb, &tg, json);
+			rc = print_compare(&ob, &nb, &nb.tg, json);
 		else if (json)
 			print_json(&nb.in, &nb.t, samples, trace);
 		else

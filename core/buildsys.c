@@ -48,8 +48,7 @@ static char *cache_value(const char *text, const char *key)
 	return NULL;
 }
 
-/* The value of CONFIG_KEY in a Kconfig .config (quotes removed), a new string, or NULL. */
-static char *config_value(const char *text, const char *key)
+char *buildsys_config_value(const char *text, const char *key)
 {
 	char *v = cache_value(text, key); /* "KEY=VALUE": the same shape without a type */
 	if (v && v[0] == '"') {
@@ -111,10 +110,10 @@ static int find_zephyr(xb_build_folder *b, const char *dir, xb_err *err)
 	char *cfg = read_text(cfg_path);
 	free(cfg_path);
 	if (cfg) {
-		b->board = config_value(cfg, "CONFIG_BOARD_TARGET");
+		b->board = buildsys_config_value(cfg, "CONFIG_BOARD_TARGET");
 		if (!b->board)
-			b->board = config_value(cfg, "CONFIG_BOARD");
-		char *reloc = config_value(cfg, "CONFIG_CODE_DATA_RELOCATION");
+			b->board = buildsys_config_value(cfg, "CONFIG_BOARD");
+		char *reloc = buildsys_config_value(cfg, "CONFIG_CODE_DATA_RELOCATION");
 		b->code_relocation = reloc && strcmp(reloc, "y") == 0;
 		free(reloc);
 	}

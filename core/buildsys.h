@@ -31,6 +31,9 @@ typedef struct xb_build_folder {
 } xb_build_folder;
 
 const char *buildsys_kind_name(enum xb_build_kind k);
+/* The value of KEY in a Kconfig .config ("KEY=VALUE", quotes removed) or a CMakeCache.txt
+ * ("KEY:TYPE=VALUE"), text NUL-terminated: a new string, or NULL. */
+char *buildsys_config_value(const char *text, const char *key);
 /* The workbench's build command template for the folder (session/builder.h): the relink
  * command, then the folder's ELF and map copied to {elf} and {elf}.map, where the layout
  * loop keeps each image. A new string. */

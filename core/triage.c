@@ -1,7 +1,6 @@
 /* triage: the rules (one table) and the findings they make. */
 #include "triage.h"
 
-#include <ctype.h>
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <gelf.h>
@@ -10,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "buildsys.h"
 #include "segments.h"
 #include "trace.h"
 
@@ -26,6 +26,15 @@ const char *triage_severity_name(enum xb_severity s)
 
 /* ---- What the rules share ---- */
 
+/* A trace's echoes (trace_lines): the median of the distinct cache lines each fetches
+ * through the allocating alias (foot) and of the lines it fetches more than once through
+ * the non-allocating one (reuse); that alias's fetches, and those of a line the same echo
+ * had fetched before. */
+typedef struct echo_lines {
+	size_t echoes;
+	double foot, reuse, reuse_fetches, noalloc_fetches;
+} echo_lines;
+
 typedef struct tctx {
 	const xb_triage_in *in;
 	xb_triage *out;
@@ -35,6 +44,7 @@ typedef struct tctx {
 	double busy;          /* busy-window samples, awake */
 	double busy_all;      /* busy-window samples, asleep or not */
 	double sleeping;      /* busy-window samples taken asleep */
+	echo_lines el;        /* the trace's per-echo lines (el.echoes 0: no trace) */
 } tctx;
 
 static char *vfmt(const char *fmt, va_list ap)
@@ -580,33 +590,6 @@ static void rule_opt_level(tctx *c)
 
 /* ---- 7. Debug features on the hot path ---- */
 
-static int config_value(const char *cfg, size_t len, const char *key, char *val, size_t n)
-{
-	size_t kl = strlen(key);
-	for (size_t i = 0; i < len;) {
-		size_t e = i;
-		while (e < len && cfg[e] != '\n')
-			e++;
-		if (e - i > kl && !memcmp(cfg + i, key, kl) &&
-		    (cfg[i + kl] == '=' || cfg[i + kl] == ':')) {
-			size_t v = i + kl;
-			if (cfg[v] == ':') /* CMakeCache: KEY:TYPE=VALUE */
-				while (v < e && cfg[v] != '=')
-					v++;
-			if (v < e)
-				v++;
-			size_t m = e - v < n - 1 ? e - v : n - 1;
-			memcpy(val, cfg + v, m);
-			val[m] = 0;
-			while (m && isspace((unsigned char)val[m - 1]))
-				val[--m] = 0;
-			return 1;
-		}
-		i = e + 1;
-	}
-	return 0;
-}
-
 static void rule_debug(tctx *c)
 {
 	const char *rule = "debug-features";
@@ -649,16 +632,18 @@ static void rule_debug(tctx *c)
 	unsigned cfg_hits = 0;
 	if (c->in->config) {
 		for (size_t i = 0; i < sizeof cfgs / sizeof *cfgs; i++) {
-			char v[64];
-			if (!config_value(c->in->config, c->in->config_len, cfgs[i].key, v, sizeof v) ||
-			    strcmp(v, cfgs[i].bad) != 0)
+			char *v = buildsys_config_value(c->in->config, cfgs[i].key);
+			if (!v || strcmp(v, cfgs[i].bad) != 0) {
+				free(v);
 				continue;
+			}
 			if (!f) {
 				f = finding(c, rule, XB_SEV_NOTE, "debug features are built in");
 				fi = (size_t)(f - c->out->f);
 			}
 			evidence(&c->out->f[fi], "%s: %s=%s (%s)", c->in->config_name
 				 ? c->in->config_name : "configuration", cfgs[i].key, v, cfgs[i].what);
+			free(v);
 			cfg_hits++;
 		}
 	}
@@ -730,13 +715,6 @@ static int cmp_u32(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* Per counted echo: the distinct cache lines it fetches through the allocating alias, and
- * for the non-allocating one the lines it fetches more than once. Medians over the echoes
- * go to *foot and *reuse, the lines of one echo in *lines_out (the caller frees it). */
-typedef struct echo_lines {
-	size_t echoes;
-	double foot, reuse, reuse_fetches, noalloc_fetches;
-} echo_lines;
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -807,8 +785,7 @@ static void rule_capacity(tctx *c)
 		return;
 	}
 	const xb_target *tg = c->in->tg;
-	echo_lines el;
-	trace_lines(c->in->trace, tg, &el);
+	const echo_lines el = c->el;
 	uint32_t lines = target_cache_lines(tg);
 	if (el.foot <= 0)
 		return;
@@ -844,8 +821,7 @@ static void rule_noalloc(tctx *c)
 		skip(c, rule, "no trace (reuse within an echo is counted from a fetch trace)");
 		return;
 	}
-	echo_lines el;
-	trace_lines(c->in->trace, c->in->tg, &el);
+	const echo_lines el = c->el;
 	if (el.noalloc_fetches <= 0 || el.reuse <= 0)
 		return;
 	double share = pct(el.reuse_fetches, el.noalloc_fetches);
@@ -928,6 +904,8 @@ int triage_run(const xb_triage_in *in, xb_triage *out, xb_err *err)
 		c.busy = c.busy_all - c.sleeping;
 	}
 	out->busy_samples = c.busy;
+	if (in->trace)
+		trace_lines(in->trace, in->tg, &c.el);
 	for (size_t i = 0; i < sizeof rules / sizeof *rules; i++)
 		rules[i].fn(&c);
 	sort_findings(out);

@@ -34,8 +34,7 @@ typedef struct xb_triage_in {
 	size_t elf_len;
 	int have_xip_ctrl;         /* read over SWD from a bench: XIP_CTRL's value */
 	uint32_t xip_ctrl;
-	const char *config;        /* a Zephyr .config or a CMakeCache.txt, as text */
-	size_t config_len;
+	const char *config;        /* a Zephyr .config or a CMakeCache.txt, NUL-terminated text */
 	const char *config_name;   /* its path, for the evidence */
 } xb_triage_in;
 

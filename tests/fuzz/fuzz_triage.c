@@ -44,9 +44,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			samples_push(&s, img.funcs[i].addr + 2 * k, k == 1 ? XB_SAMPLE_IDLE
 								  : k == 2 ? XB_SAMPLE_SLEEP : 0);
 	samples_push(&s, 0x13000100u, 0);
+	char *cfg = xmalloc(size + 1); /* the input as configuration text too */
+	memcpy(cfg, data, size);
+	cfg[size] = 0;
 	xb_triage_in in = {.img = &img, .tg = &tg, .samples = &s, .elf = data, .elf_len = size,
-			   .have_xip_ctrl = 1, .xip_ctrl = size ? data[0] : 0,
-			   .config = (const char *)data, .config_len = size, .config_name = "fuzz"};
+			   .have_xip_ctrl = 1, .xip_ctrl = size ? data[0] : 0, .config = cfg,
+			   .config_name = "fuzz"};
 	xb_triage t;
 	if (triage_run(&in, &t, &err) == 0) {
 		for (size_t i = 0; i < t.n; i++)
@@ -58,6 +61,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				abort();
 		triage_free(&t);
 	}
+	free(cfg);
 	samples_free(&s);
 	image_free(&img);
 	return 0;
