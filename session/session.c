@@ -607,11 +607,17 @@ const xb_report *session_status(const xb_session *s)
 
 int session_wait_ready(xb_session *s, xb_report *rep)
 {
+	/* the pump re-arms the deadline to report the network down again later: wait for the
+	 * first one */
+	uint64_t until = s->bringup_deadline;
 	while (s->phase == XB_PHASE_BRINGUP) {
-		if (session_pump(s) != 0 || s->now > s->bringup_deadline)
+		if (session_pump(s) != 0 || s->now > until)
 			return report_fail(rep, XB_STATUS_NETWORK_DOWN,
-					   "the board's network was not ready within %.0f s: %s",
-					   s->o.bringup_s, s->bst.net);
+					   "the board's network was not ready within %.0f s: %s%s",
+					   s->o.bringup_s, s->bst.net,
+					   s->bst.core == 1   ? " (the core is halted)"
+					   : s->bst.core == 2 ? " (the core locked up)"
+							      : "");
 		if (!s->virtual_time) {
 			struct pollfd fds[8];
 			int n = session_pollfds(s, fds, 8);

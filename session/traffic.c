@@ -313,10 +313,18 @@ void traffic_echoes(xb_session *s)
 	}
 	if (s->have_capture)
 		return; /* the replies stay for a client that wants them (sim serve) */
+	/* without a capture the sockets' replies are all there is: each settles an echo, and
+	 * a job counts its own (no turnaround without the usbmon records) */
 	xb_bench_reply r[64];
 	while ((n = s->bench->ops->read_replies(s->bench, r, 64)) > 0)
-		for (size_t i = 0; i < n; i++)
+		for (size_t i = 0; i < n; i++) {
 			settled(s, 1, -1);
+			xb_echo_event e = {.kind = r[i].kind == 2 ? XB_ECHO_UDP : XB_ECHO_ICMP,
+					   .state = XB_ECHO_REPLIED, .id = r[i].id, .seq = r[i].seq,
+					   .sport = r[i].sport, .dport = r[i].dport, .size = r[i].len,
+					   .reply_ns = s->now, .turnaround_ns = -1};
+			jobs_echo(s, &e);
+		}
 }
 
 int traffic_outstanding(const xb_session *s)
