@@ -1,22 +1,29 @@
 /* cmd_triage: `xipbench triage`: why is this build slow? The rules of core/triage on an
  * image, its samples, its build configuration and (given) XIP_CTRL. */
+#include <errno.h>
 #include <getopt.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "../core/mpu.h"
 #include "../core/opt.h"
 #include "../core/trace.h"
 #include "../core/triage.h"
 #include "cli.h"
+#include "experiment.h"
 #include "load.h"
 
 static const char usage[] =
 	"usage: xipbench triage ELF [--map MAP] [--samples FILE] [--trace FILE]\n"
-	"                       [--config FILE] [--xip-ctrl VALUE] [--target NAME]\n"
+	"                       [--config FILE] [--xip-ctrl VALUE] [--mpu FILE] [--target NAME]\n"
 	"                       [--groups FILE] [--json]\n"
 	"       xipbench triage NEW.elf --compare OLD.elf [--old-map MAP] [--old-samples FILE]\n"
 	"                       [--old-trace FILE] [the options above]\n"
 	"       xipbench triage --zephyr BUILD_DIR | --pico-sdk BUILD_DIR [...]\n"
+	"       xipbench triage ELF --bench virtual|probe[:SERIAL] [--pings N] [--ping-size N]\n"
+	"                       [--udp-rate N --udp-seconds S] [probe bench options]\n"
 	"\n"
 	"Why is this build slow? Rules look at the image, its PC samples, its build\n"
 	"configuration and the cache's control register, and each finding says how severe\n"
@@ -37,6 +44,9 @@ static const char usage[] =
 	"                   as `xipbench experiment` (profiles/ping.trace) records it\n"
 	"  --config FILE    the build's configuration: a Zephyr .config or a CMakeCache.txt\n"
 	"  --xip-ctrl VALUE XIP_CTRL as read from the board (e.g. with `xipbench probe`)\n"
+	"  --mpu FILE       the MPU's registers as read from an ARMv7-M/ARMv8-M board\n"
+	"                   (docs/formats-mpu.md), for a target whose MPU sets the\n"
+	"                   flash's cacheability (imxrt1062, rp2350)\n"
 	"  --target NAME    target name or file (default rp2040)\n"
 	"  --groups FILE    grouping file (default: the shipped groups/default.groups)\n"
 	"  --compare OLD    the build before: which findings changed, which functions grew,\n"
@@ -44,6 +54,19 @@ static const char usage[] =
 	"                   traces) the predicted misses per echo, old against new\n"
 	"  --old-map, --old-samples, --old-trace FILE\n"
 	"                   the old build's map, samples and trace\n"
+	"  --bench virtual  run the image on the virtual Pico first: XIP_CTRL read over\n"
+	"                   SWD, PC samples during pings (and UDP echoes) and the fetch\n"
+	"                   trace of the run are the triage's inputs\n"
+	"  --bench probe[:SERIAL]\n"
+	"                   the same on a real board behind a CMSIS-DAP probe, which runs\n"
+	"                   ELF already (no trace); its traffic goes to --device-ip (or\n"
+	"                   --udp-target), --probe-socket PATH for `sim serve`'s probe,\n"
+	"                   --capture SRC for its usbmon records\n"
+	"  --pings N        pings during the sampling (default 200, 20 ms apart; 0 with\n"
+	"                   --udp-target, whose forwarder carries no ICMP)\n"
+	"  --ping-size N    their ICMP data bytes (default 56; up to 1472)\n"
+	"  --udp-rate N, --udp-seconds S\n"
+	"                   a UDP echo stream after the pings (default none)\n"
 	"  --json           print one JSON object (keys in docs/cli.md)\n"
 	"\n"
 	"Exit status: 0 the triage ran (whatever it found); 1 an input could not be used;\n"
@@ -56,6 +79,8 @@ static void print_text(const xb_triage_in *in, const xb_triage *t, const char *s
 	if (samples)
 		printf("samples   %s: %.0f busy and awake in the traffic window\n", samples,
 		       t->busy_samples);
+	if (in->have_xip_ctrl)
+		printf("XIP_CTRL  0x%08x\n", in->xip_ctrl);
 	if (!t->n)
 		printf("\nnothing found\n");
 	for (size_t i = 0; i < t->n; i++) {
@@ -96,6 +121,10 @@ static void print_json(const xb_triage_in *in, const xb_triage *t, const char *s
 	json_or_null("config", in->config_name);
 	printf(", \"target\": ");
 	xb_json_string(stdout, in->tg->name);
+	if (in->have_xip_ctrl)
+		printf(", \"xip_ctrl\": \"0x%08x\"", in->xip_ctrl);
+	else
+		printf(", \"xip_ctrl\": null");
 	printf(", \"busy_samples\": %.0f, \"findings\": [", t->busy_samples);
 	for (size_t i = 0; i < t->n; i++) {
 		const xb_finding *f = &t->f[i];
@@ -287,10 +316,142 @@ static int print_compare(const tbuild *o, const tbuild *n, const xb_target *tg, 
 	return XB_EXIT_OK;
 }
 
+/* ---- On a bench: the board's registers over SWD, samples and a trace from a run ---- */
+
+typedef struct tbench {
+	const char *kind;           /* "virtual", "probe" or "probe:SERIAL" */
+	xb_probe_bench_options probe;
+	unsigned pings, ping_size;
+	double udp_rate, udp_seconds;
+	const xb_target *tg;
+	int have_ctrl;
+	uint32_t ctrl;
+	int have_mpu;
+	xb_mpu mpu;
+	char label[160];            /* what the samples came from, for the output */
+} tbench;
+
+/* The MPU's registers over SWD (ARMv7-M/ARMv8-M B3.5): TYPE, CTRL, CCR or MAIR0/1, then
+ * RBAR and RASR/RLAR of each region, selected by RNR in the same packet. */
+static int read_mpu(xb_session *s, tbench *b, xb_err *err)
+{
+	xb_mpu *m = &b->mpu;
+	memset(m, 0, sizeof *m);
+	m->arch = b->tg->mpu;
+	int v8 = m->arch == XB_MPU_ARMV8M;
+	xb_mem_access a[4] = {{.addr = XB_MPU_TYPE_ADDR}, {.addr = XB_MPU_CTRL_ADDR},
+			      {.addr = v8 ? XB_MPU_MAIR0_ADDR : XB_SCB_CCR_ADDR},
+			      {.addr = XB_MPU_MAIR1_ADDR}};
+	xb_report rep;
+	if (session_swd_access(s, a, v8 ? 4 : 3, &rep) != 0)
+		return xb_fail(err, "reading the MPU over SWD: %s", rep.msg);
+	m->type = a[0].value;
+	m->ctrl = a[1].value;
+	if (v8) {
+		m->mair[0] = a[2].value;
+		m->mair[1] = a[3].value;
+	} else {
+		m->have_ccr = 1;
+		m->ccr = a[2].value;
+	}
+	m->nregions = (int)((m->type >> 8) & 0xFF);
+	if (m->nregions > XB_MPU_MAX_REGIONS)
+		m->nregions = XB_MPU_MAX_REGIONS;
+	for (int r = 0; r < m->nregions; r++) {
+		xb_mem_access g[3] = {{.addr = XB_MPU_RNR_ADDR, .value = (uint32_t)r, .write = 1},
+				      {.addr = XB_MPU_RBAR_ADDR},
+				      {.addr = v8 ? XB_MPU_RLAR_ADDR : XB_MPU_RASR_ADDR}};
+		if (session_swd_access(s, g, 3, &rep) != 0)
+			return xb_fail(err, "reading MPU region %d over SWD: %s", r, rep.msg);
+		m->region[r].given = 1;
+		m->region[r].rbar = g[1].value;
+		if (v8)
+			m->region[r].rlar = g[2].value;
+		else
+			m->region[r].rasr = g[2].value;
+	}
+	b->have_mpu = 1;
+	return 0;
+}
+
+/* XIP_CTRL over SWD, at the target's address (a target without it: not read), and the MPU
+ * where the target's flash cacheability is the MPU's. */
+static int bench_ready(xb_session *s, void *ctx, xb_err *err)
+{
+	tbench *b = ctx;
+	if (b->tg->mpu != XB_MPU_NONE && read_mpu(s, b, err) != 0)
+		return -1;
+	if (!b->tg->reg_ctrl)
+		return 0;
+	xb_mem_access a = {.addr = b->tg->reg_ctrl};
+	xb_report rep;
+	if (session_swd_access(s, &a, 1, &rep) != 0)
+		return xb_fail(err, "reading XIP_CTRL (0x%08x) over SWD: %s", b->tg->reg_ctrl, rep.msg);
+	b->have_ctrl = 1;
+	b->ctrl = a.value;
+	return 0;
+}
+
+/* Runs the bench: b's samples and (virtual) trace replace the build's. */
+static int bench_run(tbench *bn, tbuild *b, const char *elf, const char *map)
+{
+	char trace[] = "/tmp/xipbench-triage-XXXXXX";
+	int virt = strcmp(bn->kind, "virtual") == 0;
+	if (virt) {
+		int fd = mkstemp(trace);
+		if (fd < 0)
+			return cli_fail("triage", "cannot create a trace file: %s", strerror(errno));
+		close(fd);
+	}
+	bn->tg = &b->tg;
+	exp_board board = {.map = map};
+	exp_profile_req req = {.board = &board, .pings = bn->pings, .ping_size = bn->ping_size,
+			       .interval_ms = 20,
+			       .udp_rate = (uint32_t)bn->udp_rate, .udp_seconds = bn->udp_seconds,
+			       .trace_path = virt ? trace : NULL, .samples_out = &b->smp,
+			       .probe = virt ? NULL : &bn->probe, .ready = bench_ready,
+			       .ready_ctx = bn};
+	if (!virt && bn->kind[5] == ':')
+		bn->probe.serial = bn->kind + 6;
+	bn->probe.tg = &b->tg;
+	xb_err err;
+	int rc = exp_profile(&b->tg, elf, &req, &err);
+	if (rc == 0 && virt)
+		rc = trace_read_file(&b->tr, trace, &err);
+	if (virt)
+		unlink(trace);
+	if (rc != 0)
+		return cli_fail("triage", "the %s bench: %s", virt ? "virtual" : "probe", err.msg);
+	if (bn->pings)
+		snprintf(bn->label, sizeof bn->label, "the %s bench: %llu PC samples during %u pings "
+			 "of %u bytes%s",
+			 virt ? "virtual" : "probe", (unsigned long long)req.samples, bn->pings,
+			 bn->ping_size, bn->udp_rate > 0 ? " and UDP echoes" : "");
+	else
+		snprintf(bn->label, sizeof bn->label, "the %s bench: %llu PC samples during UDP "
+			 "echoes", virt ? "virtual" : "probe", (unsigned long long)req.samples);
+	b->in.samples = &b->smp;
+	b->in.trace = virt ? &b->tr : NULL;
+	b->in.have_xip_ctrl = bn->have_ctrl;
+	b->in.xip_ctrl = bn->ctrl;
+	if (bn->have_mpu)
+		b->in.mpu = &bn->mpu;
+	return XB_EXIT_OK;
+}
+
+static int parse_number(const char *text, double *v)
+{
+	char *end;
+	errno = 0;
+	*v = strtod(text, &end);
+	return !*text || *end || errno || *v != *v ? -1 : 0;
+}
+
 static int run_triage(int argc, char **argv)
 {
 	enum { O_GROUPS = 1, O_SAMPLES, O_TRACE, O_CONFIG, O_XIP, O_JSON, O_COMPARE, O_OLD_MAP,
-	       O_OLD_SAMPLES, O_OLD_TRACE };
+	       O_OLD_SAMPLES, O_OLD_TRACE, O_BENCH, O_PINGS, O_PING_SIZE, O_UDP_RATE, O_UDP_SECONDS,
+	       O_PROBE_SOCKET, O_CAPTURE, O_DEVICE_IP, O_UDP_TARGET, O_NETIF, O_MPU };
 	static const struct option opts[] = {
 		CLI_LOAD_LONGOPTS,
 		{"groups", required_argument, 0, O_GROUPS},
@@ -303,12 +464,25 @@ static int run_triage(int argc, char **argv)
 		{"old-map", required_argument, 0, O_OLD_MAP},
 		{"old-samples", required_argument, 0, O_OLD_SAMPLES},
 		{"old-trace", required_argument, 0, O_OLD_TRACE},
+		{"bench", required_argument, 0, O_BENCH},
+		{"pings", required_argument, 0, O_PINGS},
+		{"ping-size", required_argument, 0, O_PING_SIZE},
+		{"udp-rate", required_argument, 0, O_UDP_RATE},
+		{"udp-seconds", required_argument, 0, O_UDP_SECONDS},
+		{"probe-socket", required_argument, 0, O_PROBE_SOCKET},
+		{"capture", required_argument, 0, O_CAPTURE},
+		{"device-ip", required_argument, 0, O_DEVICE_IP},
+		{"udp-target", required_argument, 0, O_UDP_TARGET},
+		{"netif", required_argument, 0, O_NETIF},
+		{"mpu", required_argument, 0, O_MPU},
 		{0, 0, 0, 0},
 	};
 	cli_load_opts lo = {0};
-	const char *samples = NULL, *trace = NULL, *config = NULL, *xip = NULL;
+	const char *samples = NULL, *trace = NULL, *config = NULL, *xip = NULL, *mpu = NULL;
 	const char *compare = NULL, *old_map = NULL, *old_samples = NULL, *old_trace = NULL;
-	int json = 0, c;
+	int json = 0, c, probe_opts = 0;
+	tbench bn = {.pings = 200, .ping_size = 56};
+	const char *pings = NULL, *ping_size = NULL, *udp_rate = NULL, *udp_seconds = NULL;
 	cli_build_arg ba = {NULL, XB_BUILD_OTHER, 0};
 	optind = 1;
 	opterr = 0;
@@ -326,6 +500,17 @@ static int run_triage(int argc, char **argv)
 		case O_OLD_MAP: old_map = optarg; break;
 		case O_OLD_SAMPLES: old_samples = optarg; break;
 		case O_OLD_TRACE: old_trace = optarg; break;
+		case O_BENCH: bn.kind = optarg; break;
+		case O_PINGS: pings = optarg; break;
+		case O_PING_SIZE: ping_size = optarg; break;
+		case O_UDP_RATE: udp_rate = optarg; break;
+		case O_UDP_SECONDS: udp_seconds = optarg; break;
+		case O_PROBE_SOCKET: bn.probe.socket = optarg; probe_opts = 1; break;
+		case O_CAPTURE: bn.probe.capture = optarg; probe_opts = 1; break;
+		case O_DEVICE_IP: bn.probe.device_ip = optarg; probe_opts = 1; break;
+		case O_UDP_TARGET: bn.probe.udp_target = optarg; probe_opts = 1; break;
+		case O_NETIF: bn.probe.netif = optarg; probe_opts = 1; break;
+		case O_MPU: mpu = optarg; break;
 		default:
 			return cli_usage_error("triage", "unknown or incomplete option '%s'",
 					       argv[optind - 1]);
@@ -343,6 +528,50 @@ static int run_triage(int argc, char **argv)
 			return cli_usage_error("triage", "--xip-ctrl needs a 32-bit value (got '%s')",
 					       xip);
 		xip_value = (uint32_t)v;
+	}
+	if (bn.kind) {
+		if (strcmp(bn.kind, "virtual") != 0 && strcmp(bn.kind, "probe") != 0 &&
+		    !(strncmp(bn.kind, "probe:", 6) == 0 && bn.kind[6]))
+			return cli_usage_error("triage", "--bench %s: virtual, probe or probe:SERIAL",
+					       bn.kind);
+		if (samples || trace || xip || mpu)
+			return cli_usage_error("triage", "--bench measures the samples, the trace, "
+						       "XIP_CTRL and the MPU itself: no --samples, "
+						       "--trace, --xip-ctrl or --mpu");
+		if (compare)
+			return cli_usage_error("triage", "--bench triages one build: compare two "
+						       "with their recorded samples and traces");
+		if (probe_opts && strcmp(bn.kind, "virtual") == 0)
+			return cli_usage_error("triage", "--probe-socket, --capture, --device-ip, "
+						       "--udp-target and --netif go with --bench probe");
+		uint64_t v = 0;
+		if (pings && (xb_parse_u64(pings, &v) != 0 || v > 100000))
+			return cli_usage_error("triage", "--pings needs a count from 0 to 100000 "
+						       "(got '%s')", pings);
+		if (pings)
+			bn.pings = (unsigned)v;
+		else if (bn.probe.udp_target)
+			bn.pings = 0; /* ICMP goes nowhere through a UDP forwarder */
+		if (ping_size && (xb_parse_u64(ping_size, &v) != 0 || v > 1472))
+			return cli_usage_error("triage", "--ping-size needs ICMP data bytes from 0 to "
+						       "1472 (got '%s')", ping_size);
+		if (ping_size)
+			bn.ping_size = (unsigned)v;
+		if (udp_rate && (parse_number(udp_rate, &bn.udp_rate) != 0 || bn.udp_rate < 1 ||
+				 bn.udp_rate > 100000))
+			return cli_usage_error("triage", "--udp-rate needs datagrams per second from "
+						       "1 to 100000 (got '%s')", udp_rate);
+		if (!bn.pings && !udp_rate)
+			return cli_usage_error("triage", "no traffic: give --udp-rate (with --udp-target "
+						       "or --pings 0 there are no pings)");
+		bn.udp_seconds = 2;
+		if (udp_seconds && (parse_number(udp_seconds, &bn.udp_seconds) != 0 ||
+				    bn.udp_seconds <= 0 || bn.udp_seconds > 600))
+			return cli_usage_error("triage", "--udp-seconds needs seconds up to 600 "
+						       "(got '%s')", udp_seconds);
+	} else if (pings || ping_size || udp_rate || udp_seconds || probe_opts) {
+		return cli_usage_error("triage", "--pings, --ping-size, --udp-rate, --udp-seconds and the probe "
+					       "bench's options go with --bench");
 	}
 	if (!compare && (old_map || old_samples || old_trace))
 		return cli_usage_error("triage", "--old-map, --old-samples and --old-trace go with "
@@ -362,10 +591,33 @@ static int run_triage(int argc, char **argv)
 		     .config = config ? config : cfg_path, .config_given = config != NULL};
 	tbuild ob = {.samples = old_samples, .trace = old_trace};
 	int rc = tbuild_load(&nb, &lo);
+	xb_mpu mpu_regs;
+	if (rc == XB_EXIT_OK && mpu) {
+		xb_err merr;
+		if (mpu_load_file(&mpu_regs, mpu, &merr) != 0)
+			rc = cli_fail("triage", "%s", merr.msg);
+		else if (nb.tg.mpu == XB_MPU_NONE)
+			rc = cli_fail("triage", "--mpu: the target %s has no MPU that sets the flash's "
+					      "cacheability (its target file says mpu = none)",
+				      nb.tg.name);
+		else if (mpu_regs.arch != nb.tg.mpu)
+			rc = cli_fail("triage", "--mpu %s: the dump is %s, the target %s is %s", mpu,
+				      target_mpu_name(mpu_regs.arch), nb.tg.name,
+				      target_mpu_name(nb.tg.mpu));
+		else
+			nb.in.mpu = &mpu_regs;
+	}
 	if (rc == XB_EXIT_OK) {
 		nb.in.have_xip_ctrl = xip != NULL;
 		nb.in.xip_ctrl = xip_value;
-		rc = tbuild_run(&nb);
+		if (bn.kind)
+			rc = bench_run(&bn, &nb, lo.elf, nb.img.has_map ? nb.img.map.path : NULL);
+		if (rc == XB_EXIT_OK)
+			rc = tbuild_run(&nb);
+	}
+	if (bn.kind) {
+		samples = bn.label;
+		trace = strcmp(bn.kind, "virtual") == 0 ? "recorded on the virtual bench" : NULL;
 	}
 	if (rc == XB_EXIT_OK && compare) {
 		cli_load_opts olo = lo;

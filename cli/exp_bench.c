@@ -18,13 +18,19 @@
 /* A session in virtual time on a new virtual Pico with the image flashed, its own
  * traffic, idle window and periodic reads off: the jobs do what the study does. */
 static xb_session *open_board(const xb_target *tg, const char *elf, const exp_board *b, FILE *pcap,
-			      const char *trace, xb_err *err)
+			      const char *trace, const xb_probe_bench_options *probe, xb_err *err)
 {
 	xb_session_options so;
 	session_options_init(&so);
 	so.tg = tg;
 	so.elf = elf;
-	if (b) {
+	if (probe) {
+		so.bench = XB_SESSION_PROBE;
+		so.probe = *probe;
+		so.flash = 0; /* the board runs its image already */
+		if (b)
+			so.map = b->map;
+	} else if (b) {
 		so.map = b->map;
 		so.virt.peer_ip = b->peer_ip;
 		so.virt.device_ip = b->device_ip;
@@ -82,7 +88,7 @@ int exp_measure_on(const xb_target *tg, const char *elf, const exp_board *b,
 	FILE *pf = NULL;
 	if (pcap && !(pf = fopen(pcap, "wb")))
 		return xb_fail(err, "%s: cannot create the capture: %s", pcap, strerror(errno));
-	xb_session *s = open_board(tg, elf, b, pf, NULL, err);
+	xb_session *s = open_board(tg, elf, b, pf, NULL, NULL, err);
 	int rc = -1;
 	if (s) {
 		xb_measure_plan mp = *m;
@@ -103,12 +109,17 @@ int exp_measure_on(const xb_target *tg, const char *elf, const exp_board *b,
 
 int exp_profile(const xb_target *tg, const char *elf, exp_profile_req *req, xb_err *err)
 {
-	xb_session *s = open_board(tg, elf, req->board, NULL, req->trace_path, err);
+	xb_session *s = open_board(tg, elf, req->board, NULL, req->trace_path, req->probe, err);
 	if (!s)
 		return -1;
+	if (req->ready && req->ready(s, req->ready_ctx, err) != 0) {
+		session_close(s);
+		return -1;
+	}
 	xb_samples smp;
 	samples_init(&smp);
-	xb_profile_plan pp = {.pings = req->pings, .interval_ms = req->interval_ms, .ping_size = 56,
+	xb_profile_plan pp = {.pings = req->pings, .interval_ms = req->interval_ms,
+			      .ping_size = req->ping_size ? req->ping_size : 56,
 			      .udp_rate = req->udp_rate, .udp_seconds = req->udp_seconds,
 			      .udp_size = 64, .in_flight = EXP_SAMPLE_IN_FLIGHT, .samples = &smp};
 	xb_report rep;
@@ -120,6 +131,11 @@ int exp_profile(const xb_target *tg, const char *elf, exp_profile_req *req, xb_e
 	session_close(s); /* completes the trace file */
 	if (rc == 0) {
 		req->samples = smp.n;
+		if (req->samples_out) {
+			samples_free(req->samples_out);
+			*req->samples_out = smp;
+			return 0;
+		}
 		rc = samples_write_binary(&smp, req->samples_path, err);
 	}
 	samples_free(&smp);

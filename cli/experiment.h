@@ -34,12 +34,21 @@ typedef struct exp_board {
 typedef struct exp_profile_req {
 	const exp_board *board; /* NULL: the echo firmware's */
 	unsigned pings;
+	unsigned ping_size;     /* ICMP data bytes (0: 56) */
 	double interval_ms;
 	uint32_t udp_rate;      /* 0: pings only */
 	double udp_seconds;
-	const char *trace_path; /* written */
-	const char *samples_path;
+	const char *trace_path; /* written (NULL: none; a real bench has none) */
+	const char *samples_path; /* written, unless samples_out is given */
+	xb_samples *samples_out; /* NULL, or gets the samples (samples_init'ed by the caller) */
 	uint64_t samples;       /* out: samples taken */
+	/* A real bench instead of a new virtual Pico: the board runs its image already (it is
+	 * not flashed). NULL: the virtual Pico. */
+	const xb_probe_bench_options *probe;
+	/* Called once the board's network is up, before the traffic (NULL: none): reads
+	 * registers over SWD (session_swd_access) and the like. 0, or -1 with err to stop. */
+	int (*ready)(xb_session *s, void *ctx, xb_err *err);
+	void *ready_ctx;
 } exp_profile_req;
 
 /* Measures the ELF at path on a new virtual Pico: flashed through the virtual CMSIS-DAP

@@ -15,12 +15,12 @@ enum target_section {
 	SEC_REGISTERS,
 };
 
-enum target_value_type { VAL_STR, VAL_U32, VAL_U64, VAL_KIND, VAL_MODE, VAL_POLICY };
+enum target_value_type { VAL_STR, VAL_U32, VAL_U64, VAL_KIND, VAL_MODE, VAL_POLICY, VAL_MPU };
 
 /* One table drives key lookup, value parsing and the required-key checks. The order
  * matches enum target_key. */
 enum target_key {
-	K_NAME, K_DESCRIPTION, K_CPU_HZ, K_FLASH_SIZE, K_CODE_ALIGN,
+	K_NAME, K_DESCRIPTION, K_CPU_HZ, K_FLASH_SIZE, K_CODE_ALIGN, K_MPU,
 	K_REGION_KIND, K_REGION_BASE, K_REGION_SIZE,
 	K_ALIAS_BASE, K_ALIAS_MODE,
 	K_CACHE_SIZE, K_CACHE_WAYS, K_CACHE_LINE, K_CACHE_FILL, K_CACHE_POLICY, K_CACHE_SEED,
@@ -40,6 +40,7 @@ static const struct target_key_def {
 	[K_CPU_HZ] = {SEC_TOP, "cpu_hz", VAL_U32, 1},
 	[K_FLASH_SIZE] = {SEC_TOP, "flash_size", VAL_U32, 1},
 	[K_CODE_ALIGN] = {SEC_TOP, "code_align", VAL_U32, 1},
+	[K_MPU] = {SEC_TOP, "mpu", VAL_MPU, 0},
 	[K_REGION_KIND] = {SEC_REGION, "kind", VAL_KIND, 1},
 	[K_REGION_BASE] = {SEC_REGION, "base", VAL_U32, 1},
 	[K_REGION_SIZE] = {SEC_REGION, "size", VAL_U32, 1},
@@ -55,11 +56,13 @@ static const struct target_key_def {
 	[K_HIT_CYCLES] = {SEC_CACHE, "hit_cycles", VAL_U32, 1},
 	[K_MISS_PENALTY] = {SEC_CACHE, "miss_penalty", VAL_U32, 1},
 	[K_FLUSH_CYCLES] = {SEC_CACHE, "flush_cycles", VAL_U32, 1},
-	[K_REG_CTRL] = {SEC_REGISTERS, "ctrl", VAL_U32, 1},
-	[K_REG_FLUSH] = {SEC_REGISTERS, "flush", VAL_U32, 1},
-	[K_REG_STAT] = {SEC_REGISTERS, "stat", VAL_U32, 1},
-	[K_REG_CTR_HIT] = {SEC_REGISTERS, "ctr_hit", VAL_U32, 1},
-	[K_REG_CTR_ACC] = {SEC_REGISTERS, "ctr_acc", VAL_U32, 1},
+	/* Each register is optional: a key left out is a register the chip does not have
+	 * (target_end_section checks the section as a whole). */
+	[K_REG_CTRL] = {SEC_REGISTERS, "ctrl", VAL_U32, 0},
+	[K_REG_FLUSH] = {SEC_REGISTERS, "flush", VAL_U32, 0},
+	[K_REG_STAT] = {SEC_REGISTERS, "stat", VAL_U32, 0},
+	[K_REG_CTR_HIT] = {SEC_REGISTERS, "ctr_hit", VAL_U32, 0},
+	[K_REG_CTR_ACC] = {SEC_REGISTERS, "ctr_acc", VAL_U32, 0},
 };
 
 static const char *const target_kind_names[] = {
@@ -74,6 +77,9 @@ static const char *const target_mode_names[] = {
 };
 static const char *const target_policy_names[] = {
 	[XB_POLICY_LRU] = "lru", [XB_POLICY_FIFO] = "fifo", [XB_POLICY_RANDOM] = "random",
+};
+static const char *const target_mpu_names[] = {
+	[XB_MPU_NONE] = "none", [XB_MPU_ARMV7M] = "armv7m", [XB_MPU_ARMV8M] = "armv8m",
 };
 
 #define TARGET_MAX_CACHE_SIZE (64u << 20)
@@ -108,6 +114,20 @@ int target_policy_parse(const char *s, enum xb_policy *out)
 	if (i < 0)
 		return -1;
 	*out = (enum xb_policy)i;
+	return 0;
+}
+
+const char *target_mpu_name(enum xb_mpu_arch a)
+{
+	return (unsigned)a < 3 ? target_mpu_names[a] : "?";
+}
+
+int target_mpu_parse(const char *s, enum xb_mpu_arch *out)
+{
+	int i = target_lookup_name(target_mpu_names, 3, s);
+	if (i < 0)
+		return -1;
+	*out = (enum xb_mpu_arch)i;
 	return 0;
 }
 
@@ -227,6 +247,22 @@ static int target_valid_name(const char *s, size_t max)
 /* Checks the required keys of the section that just ended. */
 static int target_end_section(target_parser *p)
 {
+	if (p->section == SEC_REGISTERS) {
+		const uint32_t all = (1u << K_REG_CTRL) | (1u << K_REG_FLUSH) | (1u << K_REG_STAT) |
+				     (1u << K_REG_CTR_HIT) | (1u << K_REG_CTR_ACC);
+		const uint32_t ctrs = (1u << K_REG_CTR_HIT) | (1u << K_REG_CTR_ACC);
+		if (!(p->seen & all))
+			return target_fail_at(p, p->section_line,
+					      "empty [registers] section (leave it out when the "
+					      "chip has no such registers)");
+		/* A hit rate needs both counters. */
+		if ((p->seen & ctrs) && (p->seen & ctrs) != ctrs)
+			return target_fail_at(p, p->section_line,
+					      "[registers] gives %s without %s (both counters or "
+					      "neither)",
+					      (p->seen & (1u << K_REG_CTR_HIT)) ? "ctr_hit" : "ctr_acc",
+					      (p->seen & (1u << K_REG_CTR_HIT)) ? "ctr_acc" : "ctr_hit");
+	}
 	for (int k = 0; k < K_COUNT; k++) {
 		const struct target_key_def *d = &target_keys[k];
 		if (d->section != p->section || !d->required || (p->seen & (1u << k)))
@@ -339,7 +375,17 @@ static int target_set_key(target_parser *p, const char *key, const char *value)
 		if (idx < 0)
 			return TP_FAIL(p, "bad policy '%s' (lru, fifo or random)", value);
 		break;
+	case VAL_MPU:
+		idx = target_lookup_name(target_mpu_names, 3, value);
+		if (idx < 0)
+			return TP_FAIL(p, "bad mpu '%s' (armv7m, armv8m or none)", value);
+		break;
 	}
+	/* A register at address 0 would read as "absent": refuse it. */
+	if (d->section == SEC_REGISTERS && v == 0)
+		return TP_FAIL(p, "register '%s' at address 0 (leave the key out when the chip "
+				  "has no such register)",
+			       key);
 
 	xb_region *r = t->nregions ? &t->regions[t->nregions - 1] : NULL;
 	xb_alias *a = t->naliases ? &t->aliases[t->naliases - 1] : NULL;
@@ -373,6 +419,7 @@ static int target_set_key(target_parser *p, const char *key, const char *value)
 			return TP_FAIL(p, "code_align %u is not a power of two", v32);
 		t->code_align = v32;
 		break;
+	case K_MPU: t->mpu = (enum xb_mpu_arch)idx; break;
 	case K_REGION_KIND: r->kind = (enum xb_region_kind)idx; break;
 	case K_REGION_BASE: r->base = v32; break;
 	case K_REGION_SIZE:
@@ -516,35 +563,31 @@ static int target_validate(target_parser *p)
 	return 0;
 }
 
+static int target_line_cb(void *ctx, char *line, int lineno)
+{
+	target_parser *p = ctx;
+	p->line = lineno;
+	return target_parse_line(p, line);
+}
+
+static int target_nul_cb(void *ctx, int lineno)
+{
+	target_parser *p = ctx;
+	p->line = lineno;
+	return TP_FAIL(p, "NUL byte in a text file");
+}
+
 int target_parse(xb_target *t, const char *text, size_t len, const char *name_for_errors,
 		 xb_err *err)
 {
 	memset(t, 0, sizeof *t);
 	target_parser p = {.t = t, .file = name_for_errors, .section = SEC_TOP,
 			   .section_line = 1, .err = err};
-	char *buf = xmalloc(len + 1);
-	memcpy(buf, text, len);
-	buf[len] = 0;
-	int rc = 0;
-	for (size_t pos = 0; pos < len || len == 0;) {
-		size_t end = pos;
-		while (end < len && buf[end] != '\n')
-			end++;
-		buf[end] = 0;
-		p.line++;
-		if (memchr(buf + pos, 0, end - pos)) {
-			rc = TP_FAIL(&p, "NUL byte in a text file");
-			break;
-		}
-		if ((rc = target_parse_line(&p, buf + pos)) || end >= len)
-			break;
-		pos = end + 1;
-	}
+	int rc = xb_each_line(text, len, target_line_cb, target_nul_cb, &p);
 	if (!rc)
 		rc = target_end_section(&p);
 	if (!rc)
 		rc = target_validate(&p);
-	free(buf);
 	if (rc)
 		memset(t, 0, sizeof *t);
 	return rc;

@@ -29,6 +29,14 @@ enum xb_policy {
 	XB_POLICY_RANDOM = 2,
 };
 
+/* The MPU of the core that fetches from flash, as far as cacheability goes: the register
+ * layout xipbench decodes (core/mpu.h). */
+enum xb_mpu_arch {
+	XB_MPU_NONE = 0,   /* no MPU, or one whose attributes no cache on the fetch path uses */
+	XB_MPU_ARMV7M = 1, /* PMSAv7: RBAR/RASR with TEX/C/B (ARMv7-M ARM B3.5) */
+	XB_MPU_ARMV8M = 2, /* PMSAv8: RBAR/RLAR with MAIR attributes (ARMv8-M ARM B3.5) */
+};
+
 #define XB_TARGET_MAX_REGIONS 16
 #define XB_TARGET_MAX_ALIASES 8
 
@@ -66,10 +74,13 @@ typedef struct xb_target {
 	uint32_t cache_sram_base;          /* the cache as SRAM when disabled, 0 if none */
 	xb_cache_config cache;
 	uint32_t hit_cycles, miss_penalty, flush_cycles;
-	/* XIP_CTRL register addresses (absolute); all 0 when the target file has no
-	 * [registers] section (a chip without readable counters). */
+	/* XIP_CTRL register addresses (absolute). 0 means the chip has no such register: all
+	 * are 0 without a [registers] section (a chip without readable counters); reg_flush
+	 * alone is 0 on a chip that flushes by other means (the RP2350's maintenance writes).
+	 * ctr_hit and ctr_acc are both set or both 0. */
 	uint32_t reg_ctrl, reg_flush, reg_stat, reg_ctr_hit, reg_ctr_acc;
 	uint32_t code_align; /* default alignment of a function's input section when unknown */
+	enum xb_mpu_arch mpu; /* top-level key mpu; XB_MPU_NONE when absent */
 } xb_target;
 
 /* Parses target text (format: docs/formats-target-trace.md). name_for_errors is used in
@@ -112,6 +123,10 @@ const char *target_policy_name(enum xb_policy p);
 const char *target_alias_mode_name(enum xb_alias_mode m);
 /* Parses "lru", "fifo" or "random" into *out; returns 0, or -1 for anything else. */
 int target_policy_parse(const char *s, enum xb_policy *out);
+/* "none", "armv7m", "armv8m": the spelling of the mpu key. */
+const char *target_mpu_name(enum xb_mpu_arch a);
+/* Parses one of those into *out; returns 0, or -1 for anything else. */
+int target_mpu_parse(const char *s, enum xb_mpu_arch *out);
 
 /* Checks a cache geometry: size, line and fill powers of two, fill dividing line with at
  * most 64 fill chunks per line, 1 <= ways, ways * line <= size, a power-of-two number of

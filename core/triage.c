@@ -10,6 +10,8 @@
 #include <string.h>
 
 #include "buildsys.h"
+#include "mpu.h"
+#include "opt.h"
 #include "segments.h"
 #include "trace.h"
 
@@ -45,6 +47,13 @@ typedef struct tctx {
 	double busy_all;      /* busy-window samples, asleep or not */
 	double sleeping;      /* busy-window samples taken asleep */
 	echo_lines el;        /* the trace's per-echo lines (el.echoes 0: no trace) */
+	double by_mode[4];    /* busy, awake samples per flash alias mode (xb_alias_mode) */
+	double bytes_total, bytes_word_path; /* byte-loops: shares in all loops, in loops of
+					      * routines that have a word path */
+	int misaligned_buffers; /* buffers: a pool off a word boundary */
+	const char *fetch_bound; /* why every fetch goes to the flash (the cache off, hot code in
+				  * aliases that do not fill it), or NULL: the shares of the code
+				  * rules are then distorted */
 } tctx;
 
 static char *vfmt(const char *fmt, va_list ap)
@@ -151,6 +160,109 @@ static int name_has(const char *name, const char *const *words)
 #define XIP_CTRL_EN 0x1u         /* RP2040 XIP_CTRL bit 0 (datasheet 2.6.3.1) */
 #define XIP_CTRL_POWER_DOWN 0x8u /* bit 3 */
 
+/* Evidence for the samples in alias modes m1 and m2: samples per alias, then the busiest
+ * functions that run there. */
+static void alias_evidence(tctx *c, xb_finding *f, enum xb_alias_mode m1, enum xb_alias_mode m2)
+{
+	const xb_target *tg = c->in->tg;
+	size_t fi = (size_t)(f - c->out->f);
+	for (int m = 0; m < 4; m++)
+		if ((m == (int)m1 || m == (int)m2) && c->by_mode[m] > 0)
+			evidence(&c->out->f[fi], "%.0f samples (%.1f %%) in the %s alias", c->by_mode[m],
+				 pct(c->by_mode[m], c->busy),
+				 target_alias_mode_name((enum xb_alias_mode)m));
+	size_t n, shown = 0;
+	size_t *ix = funcs_by_samples(c, &n);
+	for (size_t k = 0; k < n && shown < 5; k++) {
+		const xb_function *fn = &c->in->img->funcs[ix[k]];
+		uint32_t off;
+		enum xb_alias_mode m;
+		if (target_decode_xip(tg, fn->addr, &off, &m) && (m == m1 || m == m2)) {
+			evidence(&c->out->f[fi], "%s at 0x%08x: %.1f %%", fn->name, fn->addr,
+				 pct(c->prof.func[ix[k]].net, c->busy));
+			shown++;
+		}
+	}
+	free(ix);
+}
+
+/* On an ARMv7-M/ARMv8-M part the MPU decides whether flash is cacheable: the hot
+ * functions' addresses (or, without samples, the start of each flash alias) looked up in
+ * the registers; code fetched from a non-cacheable region, or the I-cache off in CCR,
+ * misses on every fetch. */
+static void mpu_check(tctx *c)
+{
+	const xb_target *tg = c->in->tg;
+	const xb_mpu *m = c->in->mpu;
+	uint32_t at[8];
+	double share[8];
+	const char *who[8];
+	size_t n = 0;
+	if (c->have_prof && c->busy > 0) {
+		size_t nf;
+		size_t *ix = funcs_by_samples(c, &nf);
+		for (size_t k = 0; k < nf && n < 8; k++) {
+			const xb_function *fn = &c->in->img->funcs[ix[k]];
+			if (fn->region != XB_REGION_FLASH && !target_decode_xip(tg, fn->addr, &(uint32_t){0},
+										&(enum xb_alias_mode){0}))
+				continue;
+			at[n] = fn->addr;
+			share[n] = pct(c->prof.func[ix[k]].net, c->busy);
+			who[n++] = fn->name;
+		}
+		free(ix);
+	}
+	for (int i = 0; i < tg->naliases && n < 8 && !c->have_prof; i++) {
+		at[n] = tg->aliases[i].base;
+		share[n] = -1;
+		who[n++] = target_alias_mode_name(tg->aliases[i].mode);
+	}
+	xb_finding *f = NULL;
+	size_t fi = 0;
+	double total = 0;
+	int icache_off = 0;
+	for (size_t i = 0; i < n; i++) {
+		xb_mpu_attr a;
+		if (mpu_attr_at(m, at[i], 1, &a) != 0 || a.cached_fetch)
+			continue;
+		icache_off |= a.icache == 0;
+		if (!f) {
+			f = finding(c, "cache-off", XB_SEV_SEVERE, "code runs from memory the MPU makes "
+				    "non-cacheable");
+			fi = (size_t)(f - c->out->f);
+		}
+		if (share[i] >= 0) {
+			total += share[i];
+			evidence(&c->out->f[fi], "%s at 0x%08x (%.1f %%): %s", who[i], at[i], share[i],
+				 a.desc);
+		} else {
+			evidence(&c->out->f[fi], "the %s alias at 0x%08x: %s", who[i], at[i], a.desc);
+		}
+	}
+	if (!f)
+		return;
+	f = &c->out->f[fi];
+	free(f->summary);
+	if (icache_off)
+		f->summary = xasprintf("the instruction cache is off (CCR.IC = 0): every fetch from "
+				       "flash misses");
+	else if (c->have_prof)
+		f->summary = xasprintf("%.1f %% of the busy time runs from flash the MPU maps "
+				       "non-cacheable", total);
+	else
+		f->summary = xasprintf("the MPU maps the flash non-cacheable");
+	if (!c->have_prof && !icache_off)
+		f->severity = XB_SEV_WARNING; /* not weighed: no samples */
+	f->fix = xasprintf(icache_off ? "enable the instruction cache (SCB_EnableICache) early in "
+					"start-up"
+				      : "give the flash region Normal, cacheable attributes "
+					"(ARMv7-M: TEX=001 C=1 B=1, write-back; ARMv8-M: a MAIR "
+					"entry with inner write-back) and keep it executable");
+	if (f->severity == XB_SEV_SEVERE && !c->fetch_bound)
+		c->fetch_bound = icache_off ? "the instruction cache is off"
+					    : "the MPU maps the hot code non-cacheable";
+}
+
 static void rule_cache_off(tctx *c)
 {
 	const xb_target *tg = c->in->tg;
@@ -166,6 +278,8 @@ static void rule_cache_off(tctx *c)
 						!(v & XIP_CTRL_EN) ? "off" : "powered down");
 			evidence(f, "XIP_CTRL (0x%08x) = 0x%08x: EN = %u, POWER_DOWN = %u", tg->reg_ctrl,
 				 v, v & XIP_CTRL_EN, (v & XIP_CTRL_POWER_DOWN) ? 1u : 0u);
+			c->fetch_bound = !(v & XIP_CTRL_EN) ? "the flash cache is off"
+							    : "the flash cache is powered down";
 			f->fix = xasprintf("set XIP_CTRL.EN and clear POWER_DOWN (boot2 and the SDKs leave "
 				      "the cache on: look for start-up code or a debugger script "
 				      "that turns it off)");
@@ -173,50 +287,32 @@ static void rule_cache_off(tctx *c)
 	}
 	if (c->have_prof && c->busy > 0) {
 		looked = 1;
-		/* busy, awake samples per alias mode; the busiest functions outside the
-		 * allocating alias */
-		double by_mode[4] = {0};
-		for (size_t i = 0; i < c->awake.n; i++) {
-			const xb_sample *s = &c->awake.s[i];
-			uint32_t off;
-			enum xb_alias_mode m;
-			if (!(s->flags & XB_SAMPLE_IDLE) && target_decode_xip(tg, s->pc, &off, &m))
-				by_mode[m]++;
-		}
-		double bypass = by_mode[XB_ALIAS_CACHED_NOALLOC] + by_mode[XB_ALIAS_UNCACHED_ALLOC] +
-				by_mode[XB_ALIAS_UNCACHED_NOALLOC];
+		/* the uncached aliases bypass the cache; the cached, non-allocating one is
+		 * the noalloc-reuse rule's */
+		double bypass = c->by_mode[XB_ALIAS_UNCACHED_ALLOC] +
+				c->by_mode[XB_ALIAS_UNCACHED_NOALLOC];
 		int sev = share_severity(pct(bypass, c->busy), 1, 5, 20);
 		if (sev >= 0) {
 			xb_finding *f = finding(c, rule, (enum xb_severity)sev,
-						"%.1f %% of the busy time runs from flash aliases that "
-						"do not fill the cache",
+						"%.1f %% of the busy time runs from uncached flash "
+						"aliases: those fetches bypass the cache",
 						pct(bypass, c->busy));
-			for (int m = 1; m < 4; m++)
-				if (by_mode[m] > 0)
-					evidence(f, "%.0f samples (%.1f %%) in the %s alias", by_mode[m],
-						 pct(by_mode[m], c->busy),
-						 target_alias_mode_name((enum xb_alias_mode)m));
-			size_t n, shown = 0;
-			size_t *ix = funcs_by_samples(c, &n);
-			for (size_t k = 0; k < n && shown < 5; k++) {
-				const xb_function *fn = &c->in->img->funcs[ix[k]];
-				uint32_t off;
-				enum xb_alias_mode m;
-				if (target_decode_xip(tg, fn->addr, &off, &m) && m != XB_ALIAS_CACHED_ALLOC) {
-					evidence(f, "%s at 0x%08x: %.1f %%", fn->name, fn->addr,
-						 pct(c->prof.func[ix[k]].net, c->busy));
-					shown++;
-				}
-			}
-			free(ix);
+			alias_evidence(c, f, XB_ALIAS_UNCACHED_ALLOC, XB_ALIAS_UNCACHED_NOALLOC);
 			f->fix = xasprintf("link hot code at the cached, allocating alias (0x%08x) or put it "
-				      "in SRAM; the study measured the non-allocating alias worse for "
-				      "code reused within one echo",
+				      "in SRAM: an uncached alias is for code that must not disturb the "
+				      "cache, not for the hot path",
 				      tg->flash_base);
+			if (sev == XB_SEV_SEVERE)
+				c->fetch_bound = "most of the busy time runs from uncached aliases";
 		}
 	}
+
+	if (c->in->mpu && tg->mpu != XB_MPU_NONE) {
+		looked = 1;
+		mpu_check(c);
+	}
 	if (!looked)
-		skip(c, rule, "no XIP_CTRL from a bench and no samples");
+		skip(c, rule, "no XIP_CTRL or MPU registers from a bench and no samples");
 }
 
 /* ---- 3. Conflicting hot sets ---- */
@@ -316,7 +412,29 @@ typedef struct loop_scan {
 	uint32_t from, to;       /* the loop: [from, to] (addresses of its first and last
 				  * instruction, the backward branch) */
 	unsigned insns, ldrb, strb, wordmem, adds;
+	int word_path;           /* the function also moves words elsewhere (LDM/STM, LDR/STR):
+				  * its byte loop is the path for short or differently aligned
+				  * buffers */
 } loop_scan;
+
+enum { TH_OTHER, TH_LDRB, TH_STRB, TH_WORD, TH_ADD };
+
+/* What a 16-bit Thumb instruction does, as far as the byte-loop scan cares (ARMv6-M ARM
+ * A6.2: load/store byte, the other loads and stores, ADD/ADC). */
+static int thumb_class(uint16_t g)
+{
+	if ((g & 0xF800u) == 0x7800u || (g & 0xFE00u) == 0x5C00u)
+		return TH_LDRB;
+	if ((g & 0xF800u) == 0x7000u || (g & 0xFE00u) == 0x5400u)
+		return TH_STRB;
+	if ((g & 0xF000u) == 0x6000u || (g & 0xF000u) == 0x8000u || (g & 0xF000u) == 0xC000u ||
+	    (g & 0xFC00u) == 0x5000u || (g & 0xFE00u) == 0x5A00u || (g & 0xFE00u) == 0x5E00u ||
+	    (g & 0xFE00u) == 0x5600u || (g & 0xFE00u) == 0x5800u)
+		return TH_WORD;
+	if ((g & 0xFE00u) == 0x1800u || (g & 0xFF00u) == 0x4400u || (g & 0xFFC0u) == 0x4140u)
+		return TH_ADD;
+	return TH_OTHER;
+}
 
 static int thumb32_prefix(uint16_t h)
 {
@@ -328,7 +446,7 @@ static int thumb32_prefix(uint16_t h)
  * at most 20 instructions. Thumb (ARMv6-M) encodings, ARM ARM A6.2. */
 static int find_byte_loop(const uint8_t *code, uint32_t addr, uint32_t size, loop_scan *out)
 {
-	int found = 0;
+	int found = 0, word_loop = 0;
 	for (uint32_t o = 0; o + 2 <= size; o += 2) {
 		uint16_t h = (uint16_t)(code[o] | code[o + 1] << 8);
 		if (thumb32_prefix(h)) {
@@ -353,26 +471,25 @@ static int find_byte_loop(const uint8_t *code, uint32_t addr, uint32_t size, loo
 				p += 2;
 				continue;
 			}
-			if ((g & 0xF800u) == 0x7800u || (g & 0xFE00u) == 0x5C00u)
-				l.ldrb++;
-			else if ((g & 0xF800u) == 0x7000u || (g & 0xFE00u) == 0x5400u)
-				l.strb++;
-			else if ((g & 0xF000u) == 0x6000u || (g & 0xF000u) == 0x8000u ||
-				 (g & 0xF000u) == 0xC000u || (g & 0xFC00u) == 0x5000u ||
-				 (g & 0xFE00u) == 0x5A00u || (g & 0xFE00u) == 0x5E00u ||
-				 (g & 0xFE00u) == 0x5600u || (g & 0xFE00u) == 0x5800u)
-				l.wordmem++;
-			else if ((g & 0xFE00u) == 0x1800u || (g & 0xFF00u) == 0x4400u ||
-				 (g & 0xFFC0u) == 0x4140u)
-				l.adds++;
+			switch (thumb_class(g)) {
+			case TH_LDRB: l.ldrb++; break;
+			case TH_STRB: l.strb++; break;
+			case TH_WORD: l.wordmem++; break;
+			case TH_ADD: l.adds++; break;
+			}
 		}
-		int bytewise = l.ldrb + l.strb > 0 && !l.wordmem && l.insns <= 20 &&
+		int bytewise = l.ldrb + l.strb > 0 && !l.wordmem && l.insns <= 32 &&
 			       (l.strb || l.adds);
+		/* a loop of its own that moves words and no bytes: the routine's word path */
+		if (l.wordmem && !l.ldrb && !l.strb && l.insns <= 32)
+			word_loop = 1;
 		if (bytewise && (!found || l.insns < out->insns)) {
 			*out = l;
 			found = 1;
 		}
 	}
+	if (found)
+		out->word_path = word_loop;
 	return found;
 }
 
@@ -394,7 +511,7 @@ static void rule_byte_loops(tctx *c)
 		skip(c, rule, "%s", err.msg);
 		return;
 	}
-	static const char *const hint[] = {"memcpy", "memmove", "memset", "chksum", "checksum",
+	static const char *const hint[] = {"memcpy", "memmove", "memset", "chksum", "checksum", "csum",
 					   "cksum", "crc", "copy", NULL};
 	size_t n;
 	size_t *ix = funcs_by_samples(c, &n);
@@ -419,6 +536,8 @@ static void rule_byte_loops(tctx *c)
 			continue;
 		share = pct(in_loop, c->busy);
 		total += share;
+		if (l.word_path)
+			c->bytes_word_path += share;
 		if (!f) {
 			f = finding(c, rule, XB_SEV_NOTE, "byte-at-a-time loops are hot");
 			fi = (size_t)(f - c->out->f);
@@ -429,8 +548,12 @@ static void rule_byte_loops(tctx *c)
 			 fn->name, share, l.from, l.to, l.insns, l.ldrb, l.strb,
 			 l.adds ? ", adds" : "", name_has(fn->name, hint) ? " (a copy, fill or "
 			 "checksum routine by its name)" : "");
+		if (l.word_path)
+			evidence(&c->out->f[fi], "%s also has a word loop: its byte loop runs for short "
+				 "buffers and for buffers whose alignments differ", fn->name);
 	}
 	free(ix);
+	c->bytes_total = total;
 	if (f) {
 		int sev = share_severity(total, 0, 5, 25);
 		f->severity = (enum xb_severity)(sev < 0 ? XB_SEV_NOTE : sev);
@@ -554,8 +677,10 @@ static void rule_opt_level(tctx *c)
 			if (!is_toolchain(&img->libraries[l]))
 				own += net[l][lv];
 		double share = pct(s, c->busy), own_share = pct(own, c->busy);
-		enum xb_severity sev = lv == L0 ? (own_share >= 5 ? XB_SEV_SEVERE : XB_SEV_WARNING)
-						: (own_share >= 5 ? XB_SEV_NOTE : XB_SEV_INFO);
+		enum xb_severity sev = lv == L0   ? (own_share >= 5 ? XB_SEV_SEVERE : XB_SEV_WARNING)
+				       : own_share >= 25 ? XB_SEV_WARNING
+				       : own_share >= 5  ? XB_SEV_NOTE
+							 : XB_SEV_INFO;
 		xb_finding *f = finding(c, rule, sev,
 					"%s code: %.0f bytes (%.0f cache lines)%s", lname[lv], b,
 					b / line, c->have_prof ? "" : ", no samples to weigh it");
@@ -588,7 +713,148 @@ static void rule_opt_level(tctx *c)
 	free(net);
 }
 
+/* ---- 6. Buffers ---- */
+
+/* A network or USB buffer pool by its symbol's name: Zephyr's net_buf and net_pkt pools
+ * (net_buf_data_rx_bufs, rx_pkts), lwIP's memp and heap (memp_memory_PBUF_POOL_base,
+ * ram_heap), TinyUSB's and CherryUSB's endpoint and class buffers (_usbd_ctrl_buf,
+ * g_cdc_ecm_rx_buffer), drivers' DMA rings. */
+static int buffer_name(const char *name)
+{
+	static const char *const direct[] = {"net_buf", "net_pkt", "pkt_slab", "pbuf", "memp_memory",
+					     "ram_heap", "rx_buf", "tx_buf", "rxbuf", "txbuf",
+					     "ep_buf", "epbuf", "_pkts", NULL};
+	static const char *const owner[] = {"usb", "udc", "dcd", "cdc", "ecm", "ncm", "rndis", "eth",
+					    "enet", "mac", "dma", "net", NULL};
+	static const char *const kind[] = {"buf", "pool", "ring", "storage", "blocks", "desc", NULL};
+	char low[96];
+	size_t i = 0;
+	for (; name[i] && i < sizeof low - 1; i++)
+		low[i] = (char)(name[i] >= 'A' && name[i] <= 'Z' ? name[i] - 'A' + 'a' : name[i]);
+	low[i] = 0;
+	return name_has(low, direct) || (name_has(low, owner) && name_has(low, kind));
+}
+
+static void rule_buffers(tctx *c)
+{
+	const char *rule = "buffers";
+	if (!c->in->elf) {
+		skip(c, rule, "no ELF bytes");
+		return;
+	}
+	const xb_target *tg = c->in->tg;
+	char *copy = xmalloc(c->in->elf_len ? c->in->elf_len : 1);
+	memcpy(copy, c->in->elf, c->in->elf_len);
+	Elf *e = elf_version(EV_CURRENT) != EV_NONE ? elf_memory(copy, c->in->elf_len) : NULL;
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	size_t shstr = 0;
+	while (e && (scn = elf_nextscn(e, scn)) != NULL)
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_SYMTAB)
+			break;
+	if (!scn || elf_getshdrstrndx(e, &shstr) != 0) {
+		skip(c, rule, "no symbol table");
+		if (e)
+			elf_end(e);
+		free(copy);
+		return;
+	}
+	Elf_Data *d = elf_getdata(scn, NULL);
+	size_t nsym = d && sh.sh_entsize ? sh.sh_size / sh.sh_entsize : 0;
+	size_t found = 0, bad = 0;
+	xb_finding *f = NULL;
+	size_t fi = 0;
+	char seen[8][96];
+	size_t nseen = 0;
+	for (size_t i = 0; i < nsym; i++) {
+		GElf_Sym sym;
+		if (!gelf_getsym(d, (int)i, &sym) || GELF_ST_TYPE(sym.st_info) != STT_OBJECT ||
+		    sym.st_size < 64 || sym.st_shndx == SHN_UNDEF || sym.st_shndx >= SHN_LORESERVE)
+			continue;
+		const char *name = elf_strptr(e, sh.sh_link, sym.st_name);
+		if (!name || !buffer_name(name))
+			continue;
+		uint32_t addr = (uint32_t)sym.st_value;
+		GElf_Shdr ssh;
+		Elf_Scn *sec = elf_getscn(e, sym.st_shndx);
+		if (!sec || !gelf_getshdr(sec, &ssh) || !(ssh.sh_flags & SHF_WRITE))
+			continue; /* a buffer is written: constant tables are not pools */
+		const char *secname = elf_strptr(e, shstr, ssh.sh_name);
+		found++;
+		if (nseen < 8)
+			snprintf(seen[nseen++], sizeof seen[0], "%s (0x%08x, %llu bytes)", name,
+				 (uint32_t)sym.st_value, (unsigned long long)sym.st_size);
+		const xb_region *r = target_region_of(tg, addr);
+		char why[160] = "";
+		if (addr % 4)
+			snprintf(why, sizeof why, "%u byte%s past a word boundary", addr % 4,
+				 addr % 4 == 1 ? "" : "s");
+		if (!r || r->kind != XB_REGION_SRAM)
+			snprintf(why + strlen(why), sizeof why - strlen(why), "%sin %s%s%s%s, not SRAM",
+				 *why ? "; " : "", r ? "region " : "",
+				 r ? r->name : "memory the target does not list", r ? ", " : "",
+				 r ? target_region_kind_name(r->kind) : "");
+		if (!*why)
+			continue;
+		bad++;
+		if (addr % 4)
+			c->misaligned_buffers = 1;
+		if (!f) {
+			f = finding(c, rule, XB_SEV_WARNING, "buffers");
+			fi = (size_t)(f - c->out->f);
+		}
+		if (c->out->f[fi].nevidence < 12)
+			evidence(&c->out->f[fi], "%s at 0x%08x, %llu bytes in %s: %s", name, addr,
+				 (unsigned long long)sym.st_size, secname ? secname : "?", why);
+	}
+	elf_end(e);
+	free(copy);
+	if (!found) {
+		skip(c, rule, "no network or USB buffer pool found by its symbol's name");
+		return;
+	}
+	if (!f) {
+		f = finding(c, rule, XB_SEV_INFO, "%zu network and USB buffer pools, all word aligned "
+			    "in SRAM", found);
+		for (size_t i = 0; i < nseen; i++)
+			evidence(f, "%s", seen[i]);
+		return;
+	}
+	f = &c->out->f[fi];
+	free(f->summary);
+	f->summary = xasprintf("%zu of %zu network and USB buffer pools are misaligned or outside "
+			       "SRAM", bad, found);
+	f->fix = xasprintf("align packet buffers to at least 4 bytes (8 for 64-bit buses and DMA; "
+			   "Zephyr: __net_buf_align, lwIP: MEM_ALIGNMENT, __aligned(4) on byte "
+			   "arrays) and keep them in fast SRAM: word copies and checksums need "
+			   "buffers that share their alignment, otherwise they fall back to bytes");
+}
+
 /* ---- 7. Debug features on the hot path ---- */
+
+/* The source file a function was compiled from: the map's input object (its member name
+ * in an archive), else the ELF's STT_FILE symbol; NULL when neither is known. Only the last
+ * path component. */
+static const char *source_of(const xb_image *img, const xb_function *fn)
+{
+	const char *p = NULL;
+	if (img->has_map && fn->input >= 0 && (size_t)fn->input < img->map.ninputs)
+		p = img->map.inputs[fn->input].member;
+	else if (fn->file >= 0 && (size_t)fn->file < img->nfiles)
+		p = img->files[fn->file];
+	if (!p)
+		return NULL;
+	const char *slash = strrchr(p, '/');
+	return slash ? slash + 1 : p;
+}
+
+/* A logging, formatting, assertion or statistics source file by its name: log.c,
+ * log_core.c.obj, cbprintf_complete.c, printk.c, format.c, assert.c, net_stats.c. */
+static int debug_source(const char *file)
+{
+	static const char *const words[] = {"printf", "printk", "format", "assert", "stats", NULL};
+	return file && (strncmp(file, "log", 3) == 0 || name_has(file, words));
+}
 
 static void rule_debug(tctx *c)
 {
@@ -600,21 +866,60 @@ static void rule_debug(tctx *c)
 	xb_finding *f = NULL;
 	size_t fi = 0;
 	if (c->have_prof && c->busy > 0) {
+		/* by source file where it is known (a logging call spends most of its time in
+		 * the formatter and the output, not in the function with the telling name),
+		 * else by the function's name */
+		const xb_image *img = c->in->img;
+		typedef struct {
+			const char *what;
+			double net;
+			const char *top;
+			double top_net;
+		} origin;
+		origin *o = xcalloc(img->nfuncs + 1, sizeof *o);
+		size_t no = 0;
 		size_t n;
 		size_t *ix = funcs_by_samples(c, &n);
 		for (size_t k = 0; k < n; k++) {
-			const xb_function *fn = &c->in->img->funcs[ix[k]];
-			double share = pct(c->prof.func[ix[k]].net, c->busy);
-			if (share < 0.2 || !name_has(fn->name, words))
+			const xb_function *fn = &img->funcs[ix[k]];
+			const char *file = source_of(img, fn);
+			const char *what = debug_source(file) ? file : name_has(fn->name, words) ? fn->name
+												    : NULL;
+			if (!what)
+				continue;
+			size_t j = 0;
+			while (j < no && strcmp(o[j].what, what) != 0)
+				j++;
+			if (j == no)
+				o[no++] = (origin){what, 0, fn->name, c->prof.func[ix[k]].net};
+			o[j].net += c->prof.func[ix[k]].net;
+		}
+		free(ix);
+		for (size_t i = 1; i < no; i++) { /* the busiest first */
+			origin v = o[i];
+			size_t j = i;
+			while (j > 0 && o[j - 1].net < v.net) {
+				o[j] = o[j - 1];
+				j--;
+			}
+			o[j] = v;
+		}
+		for (size_t j = 0; j < no; j++) {
+			double share = pct(o[j].net, c->busy);
+			if (share < 0.2)
 				continue;
 			total += share;
 			if (!f) {
 				f = finding(c, rule, XB_SEV_NOTE, "debug code on the hot path");
 				fi = (size_t)(f - c->out->f);
 			}
-			evidence(&c->out->f[fi], "%s: %.1f %% of the busy time", fn->name, share);
+			if (strcmp(o[j].what, o[j].top) == 0)
+				evidence(&c->out->f[fi], "%s: %.1f %% of the busy time", o[j].what, share);
+			else
+				evidence(&c->out->f[fi], "%s: %.1f %% of the busy time (the busiest: %s)",
+					 o[j].what, share, o[j].top);
 		}
-		free(ix);
+		free(o);
 	}
 	static const struct {
 		const char *key, *bad, *what;
@@ -628,6 +933,8 @@ static void rule_debug(tctx *c)
 		{"CONFIG_DEBUG", "y", "debug build"},
 		{"CMAKE_BUILD_TYPE", "Debug", "a Debug build type"},
 		{"PICO_DEOPTIMIZED_DEBUG", "1", "pico-sdk's deoptimised debug"},
+		{"CONFIG_LOG_DEFAULT_LEVEL", "4", "logging at debug level"},
+		{"CONFIG_LOG_OVERRIDE_LEVEL", "4", "every module's logging at debug level"},
 	};
 	unsigned cfg_hits = 0;
 	if (c->in->config) {
@@ -777,6 +1084,123 @@ static void trace_lines(const xb_trace *t, const xb_target *tg, echo_lines *out)
 	free(b);
 }
 
+/* ---- The SRAM that halves the misses: a predicted curve ---- */
+
+typedef struct miss_count {
+	const xb_image *img;
+	double *per_func;
+} miss_count;
+
+static void count_miss(void *ctx, uint32_t addr)
+{
+	miss_count *m = ctx;
+	const xb_function *fn = image_function_at(m->img, addr);
+	if (fn)
+		m->per_func[fn - m->img->funcs]++;
+}
+
+/* The trace without the fetches of the functions marked in moved (fidx: each fetch's
+ * function, -1 for none), echo boundaries kept. */
+static void trace_without(const xb_trace *t, const int32_t *fidx, const uint8_t *moved,
+			  xb_trace *out)
+{
+	trace_init(out);
+	size_t e = 0;
+	for (size_t i = 0; i < t->n; i++) {
+		while (e < t->necho && t->echo[e] == i) {
+			trace_mark_echo(out);
+			e++;
+		}
+		if (fidx[i] < 0 || !moved[fidx[i]])
+			trace_push(out, t->addr[i]);
+	}
+	while (e++ < t->necho)
+		trace_mark_echo(out);
+}
+
+/* Functions by misses per byte, the densest first, go to SRAM one after another (their
+ * fetches leave the trace, which is replayed through the cache again): the fewest that bring
+ * the predicted misses per echo to half the stock prediction. 0 with *bytes, *nfuncs and the
+ * predictions, -1 when no prefix halves them (or nothing can be replayed). A model: it
+ * ignores the veneers and the code that moving functions shifts. */
+static int sram_to_halve(const tctx *c, double *bytes, size_t *nfuncs, double *before,
+			 double *after)
+{
+	const xb_image *img = c->in->img;
+	const xb_trace *t = c->in->trace;
+	const xb_target *tg = c->in->tg;
+	xb_replay r;
+	xb_err err;
+	miss_count mc = {img, xcalloc(img->nfuncs + 1, sizeof(double))};
+	int rc = -1;
+	size_t *order = NULL, k = 0;
+	int32_t *fidx = NULL;
+	uint8_t *moved = NULL;
+	if (replay_trace_detail(tg, t, &r, NULL, 0, count_miss, &mc, &err) != 0 ||
+	    !(r.misses_per_echo > 0))
+		goto out;
+	*before = r.misses_per_echo;
+	order = xmalloc((img->nfuncs + 1) * sizeof *order);
+	for (size_t i = 0; i < img->nfuncs; i++)
+		if (mc.per_func[i] > 0 && img->funcs[i].size && img->funcs[i].alias_of < 0 &&
+		    img->funcs[i].region == XB_REGION_FLASH)
+			order[k++] = i;
+	for (size_t i = 1; i < k; i++) { /* densest first */
+		size_t v = order[i], j = i;
+		double dv = mc.per_func[v] / img->funcs[v].size;
+		while (j > 0 && mc.per_func[order[j - 1]] / img->funcs[order[j - 1]].size < dv) {
+			order[j] = order[j - 1];
+			j--;
+		}
+		order[j] = v;
+	}
+	fidx = xmalloc((t->n + 1) * sizeof *fidx);
+	for (size_t i = 0; i < t->n; i++) {
+		const xb_function *fn = image_function_at(img, t->addr[i]);
+		fidx[i] = fn ? (int32_t)(fn - img->funcs) : -1;
+	}
+	moved = xcalloc(img->nfuncs + 1, 1);
+	/* the smallest prefix that halves the prediction, by bisection (the curve falls as
+	 * functions leave the cache, give or take a conflict) */
+	size_t lo = 1, hi = k, best = 0;
+	double best_after = 0;
+	while (lo <= hi && k) {
+		size_t mid = lo + (hi - lo) / 2;
+		memset(moved, 0, img->nfuncs + 1);
+		for (size_t i = 0; i < mid; i++)
+			moved[order[i]] = 1;
+		xb_trace ft;
+		trace_without(t, fidx, moved, &ft);
+		xb_replay fr;
+		int ok = replay_trace(tg, &ft, &fr, &err) == 0;
+		trace_free(&ft);
+		if (ok && fr.misses_per_echo <= *before / 2) {
+			best = mid;
+			best_after = fr.misses_per_echo;
+			if (mid == 1)
+				break;
+			hi = mid - 1;
+		} else {
+			lo = mid + 1;
+		}
+	}
+	if (best) {
+		double b = 0;
+		for (size_t i = 0; i < best; i++)
+			b += (img->funcs[order[i]].size + 3) & ~3u;
+		*bytes = b;
+		*nfuncs = best;
+		*after = best_after;
+		rc = 0;
+	}
+out:
+	free(mc.per_func);
+	free(order);
+	free(fidx);
+	free(moved);
+	return rc;
+}
+
 static void rule_capacity(tctx *c)
 {
 	const char *rule = "capacity";
@@ -808,6 +1232,18 @@ static void rule_capacity(tctx *c)
 				   "layers, word-at-a-time copies)",
 				   over / 1024.0);
 		f->action = xasprintf(":preset sram %uK", (unsigned)((over + 1023) / 1024));
+		double bytes, before, after;
+		size_t nf;
+		size_t fi = (size_t)(f - c->out->f);
+		if (sram_to_halve(c, &bytes, &nf, &before, &after) == 0) {
+			f = &c->out->f[fi];
+			f->gain = xasprintf("model: the %zu functions with the most misses per byte, "
+					    "%.1f KB, in SRAM halve the predicted misses per echo "
+					    "(%.0f -> %.0f; the trace replayed without their fetches)",
+					    nf, bytes / 1024.0, before, after);
+			free(f->action);
+			f->action = xasprintf(":preset sram %uK", (unsigned)((bytes + 1023) / 1024));
+		}
 	} else {
 		f->fix = xasprintf("the hot path fits the cache: its misses are conflicts a layout "
 				   "can remove (conflicting-sets)");
@@ -817,24 +1253,50 @@ static void rule_capacity(tctx *c)
 static void rule_noalloc(tctx *c)
 {
 	const char *rule = "noalloc-reuse";
-	if (!c->in->trace) {
-		skip(c, rule, "no trace (reuse within an echo is counted from a fetch trace)");
+	const xb_target *tg = c->in->tg;
+	int sev = -1;
+	double share = c->have_prof ? pct(c->by_mode[XB_ALIAS_CACHED_NOALLOC], c->busy) : 0;
+	if (c->have_prof)
+		sev = share_severity(share, 1, 5, 20);
+	const echo_lines el = c->el;
+	double reuse = pct(el.reuse_fetches, el.noalloc_fetches);
+	int reused = c->in->trace && el.noalloc_fetches > 0 && el.reuse > 0;
+	if (reused) {
+		int rsev = reuse >= 25 ? XB_SEV_WARNING : XB_SEV_NOTE;
+		if (rsev > sev)
+			sev = rsev;
+	}
+	if (!c->have_prof && !c->in->trace) {
+		skip(c, rule, "no samples and no trace");
 		return;
 	}
-	const echo_lines el = c->el;
-	if (el.noalloc_fetches <= 0 || el.reuse <= 0)
+	if (sev < 0)
 		return;
-	double share = pct(el.reuse_fetches, el.noalloc_fetches);
-	xb_finding *f = finding(c, rule, share >= 25 ? XB_SEV_WARNING : XB_SEV_NOTE,
-				"code in the non-allocating alias is fetched again within one echo: "
-				"%.0f lines per echo, %.0f %% of its fetches",
-				el.reuse, share);
-	evidence(f, "%.0f fetches through the non-allocating alias in %zu echoes, %.0f of them "
-		 "of a line the same echo had fetched before",
-		 el.noalloc_fetches, el.echoes, el.reuse_fetches);
-	f->fix = xasprintf("link code that is reused within an echo at the allocating alias: the "
-			   "study measured the non-allocating alias worse for it; keep the "
-			   "non-allocating alias for code run once per echo");
+	xb_finding *f = share > 0 ? finding(c, rule, (enum xb_severity)sev,
+					   "%.1f %% of the busy time runs from the non-allocating "
+					   "alias%s",
+					   share, reused ? ", and its code is fetched again within "
+							   "one echo" : "")
+				  : finding(c, rule, (enum xb_severity)sev,
+					   "code in the non-allocating alias is fetched again within "
+					   "one echo: %.0f lines per echo, %.0f %% of its fetches",
+					   el.reuse, reuse);
+	size_t fi = (size_t)(f - c->out->f);
+	if (share > 0)
+		alias_evidence(c, f, XB_ALIAS_CACHED_NOALLOC, XB_ALIAS_CACHED_NOALLOC);
+	if (reused)
+		evidence(&c->out->f[fi], "%.0f lines per echo fetched again in the same echo (median "
+			 "over %zu echoes); %.0f of the alias's %.0f fetches (%.0f %%) were of a line "
+			 "the same echo had fetched before",
+			 el.reuse, el.echoes, el.reuse_fetches, el.noalloc_fetches, reuse);
+	f = &c->out->f[fi];
+	f->fix = xasprintf("link code that is reused within an echo at the allocating alias "
+			   "(0x%08x): the non-allocating alias never keeps a line, so every reuse "
+			   "goes to the flash (the study measured it worse); keep it for code run "
+			   "once per echo",
+			   tg->flash_base);
+	if (sev == XB_SEV_SEVERE && !c->fetch_bound)
+		c->fetch_bound = "most of the busy time runs from the non-allocating alias";
 }
 
 /* ---- The table ---- */
@@ -850,6 +1312,7 @@ static const struct {
 	{{"byte-loops", "generic byte-at-a-time copy and checksum loops are hot"}, rule_byte_loops},
 	{{"optimisation", "the optimisation level of the code, from the compiler's options"},
 	 rule_opt_level},
+	{{"buffers", "network and USB buffer pools misaligned or outside SRAM"}, rule_buffers},
 	{{"debug-features", "assertions, logging and statistics on the hot path"}, rule_debug},
 	{{"noalloc-reuse", "code in the non-allocating alias reused within one echo"},
 	 rule_noalloc},
@@ -863,6 +1326,43 @@ const xb_triage_rule *triage_rules(size_t *n)
 		r[i] = rules[i].r;
 	*n = sizeof rules / sizeof *rules;
 	return r;
+}
+
+/* While every fetch goes to the flash, the time a routine takes says more about its fetches
+ * than about its work: the rules that weigh the code by its share of the busy time are kept
+ * to notes until the fetch path is fixed. */
+static void cap_distorted(tctx *c)
+{
+	static const char *const weighed[] = {"conflicting-sets", "byte-loops", "debug-features",
+					      "optimisation", NULL};
+	for (size_t i = 0; i < c->out->n; i++) {
+		xb_finding *f = &c->out->f[i];
+		int w = 0;
+		for (size_t k = 0; weighed[k]; k++)
+			w |= strcmp(f->rule, weighed[k]) == 0;
+		if (!w || f->severity <= XB_SEV_NOTE)
+			continue;
+		evidence(f, "kept to a note: %s, so the shares of the busy time are distorted "
+			 "(was %s; fix the fetch path first, then triage again)",
+			 c->fetch_bound, triage_severity_name(f->severity));
+		f->severity = XB_SEV_NOTE;
+	}
+}
+
+/* Most of the byte-loop time in routines that have a word path, while packet buffers are
+ * misaligned: the buffers send the copies down the byte path, and aligning them is the fix
+ * (the buffers finding); the byte loops are their symptom. */
+static void cap_byte_paths(tctx *c)
+{
+	for (size_t i = 0; i < c->out->n; i++) {
+		xb_finding *f = &c->out->f[i];
+		if (strcmp(f->rule, "byte-loops") != 0 || f->severity <= XB_SEV_NOTE)
+			continue;
+		evidence(f, "kept to a note: %.1f of the %.1f %% are in routines with a word path "
+			 "while packet buffers are misaligned (buffers): align them first (was %s)",
+			 c->bytes_word_path, c->bytes_total, triage_severity_name(f->severity));
+		f->severity = XB_SEV_NOTE;
+	}
 }
 
 /* Most severe first; equal severities keep the order the rules made them in. */
@@ -902,12 +1402,23 @@ int triage_run(const xb_triage_in *in, xb_triage *out, xb_err *err)
 		profile_build(&c.prof, in->img, &c.awake, in->tg->cache.line);
 		c.have_prof = 1;
 		c.busy = c.busy_all - c.sleeping;
+		for (size_t i = 0; i < c.awake.n; i++) {
+			const xb_sample *s = &c.awake.s[i];
+			uint32_t off;
+			enum xb_alias_mode m;
+			if (!(s->flags & XB_SAMPLE_IDLE) && target_decode_xip(in->tg, s->pc, &off, &m))
+				c.by_mode[m]++;
+		}
 	}
 	out->busy_samples = c.busy;
 	if (in->trace)
 		trace_lines(in->trace, in->tg, &c.el);
 	for (size_t i = 0; i < sizeof rules / sizeof *rules; i++)
 		rules[i].fn(&c);
+	if (c.fetch_bound)
+		cap_distorted(&c);
+	if (c.misaligned_buffers && c.bytes_word_path >= c.bytes_total / 2)
+		cap_byte_paths(&c);
 	sort_findings(out);
 	if (c.have_prof)
 		profile_free(&c.prof);

@@ -34,6 +34,8 @@ typedef struct xb_triage_in {
 	size_t elf_len;
 	int have_xip_ctrl;         /* read over SWD from a bench: XIP_CTRL's value */
 	uint32_t xip_ctrl;
+	const struct xb_mpu *mpu;  /* the MPU's registers (core/mpu.h), from a bench or a dump,
+				    * for a target whose flash cacheability the MPU sets */
 	const char *config;        /* a Zephyr .config or a CMakeCache.txt, NUL-terminated text */
 	const char *config_name;   /* its path, for the evidence */
 } xb_triage_in;

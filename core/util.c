@@ -397,3 +397,25 @@ int xb_on_path(const char *name)
 	}
 	return 0;
 }
+
+int xb_each_line(const char *text, size_t len, int (*fn)(void *ctx, char *line, int lineno),
+		 int (*on_nul)(void *ctx, int lineno), void *ctx)
+{
+	char *buf = xmalloc(len + 1);
+	memcpy(buf, text, len);
+	buf[len] = 0;
+	int rc = 0, line = 0;
+	for (size_t pos = 0; pos < len || len == 0;) {
+		size_t end = pos;
+		while (end < len && buf[end] != '\n')
+			end++;
+		buf[end] = 0;
+		line++;
+		rc = memchr(buf + pos, 0, end - pos) ? on_nul(ctx, line) : fn(ctx, buf + pos, line);
+		if (rc || end >= len)
+			break;
+		pos = end + 1;
+	}
+	free(buf);
+	return rc;
+}

@@ -34,6 +34,14 @@ void xb_grow(void *p, size_t *cap, size_t need, size_t elem);
  * frees *out. Fails with "PATH: <strerror>" on error. */
 int xb_read_file(const char *path, char **out, size_t *len, xb_err *err);
 
+/* Walks text (len bytes, not NUL-terminated) line by line: each line ('\n' ends one; the
+ * text need not end with one; an empty text is one empty line) NUL-terminated in a copy
+ * that fn may change, with its number from 1. fn returns 0 to go on; anything else stops
+ * the walk and is returned. A line with a NUL byte in it goes to on_nul instead (the
+ * caller's error for it), whose result is returned. */
+int xb_each_line(const char *text, size_t len, int (*fn)(void *ctx, char *line, int lineno),
+		 int (*on_nul)(void *ctx, int lineno), void *ctx);
+
 /* Writes data to path atomically: a temporary file in the same folder, fsync, rename.
  * Either the old file or the whole new one exists afterwards. */
 int xb_write_file_atomic(const char *path, const void *data, size_t len, xb_err *err);

@@ -17,6 +17,7 @@
 #include "../core/setmap.h"
 #include "../core/srcline.h"
 #include "../core/target.h"
+#include "../core/triage.h"
 
 /* The strip charts of the echoes panel, in the order it draws them. */
 enum xb_model_series {
@@ -116,6 +117,16 @@ typedef struct xb_model {
 	const char *history;      /* its path, NULL when runs are not recorded */
 	const xb_run *const *runs; /* every run, oldest first, with profiles and set maps */
 	size_t nruns;
+
+	/* ---- the triage of the running image (core/triage.h): made again when the triage
+	 * panel is shown and what it reads changed ---- */
+	const xb_triage *triage;  /* the last good one; NULL before one */
+	unsigned triage_version;  /* grows with each new triage */
+	const char *triage_samples; /* where its samples came from ("live profile, last 10 s,
+				   * idle subtracted"), NULL: none */
+	const char *triage_trace; /* its fetch trace ("the planning profile's"), NULL: none */
+	const char *triage_config; /* the build configuration's path, NULL: none */
+	const char *triage_error; /* why the last run failed (the last good one stays), NULL */
 
 	/* ---- view settings the panels follow ---- */
 	int window;               /* XB_WINDOW_* */

@@ -1,5 +1,5 @@
 /* panel: one view of the workbench (libraries, functions, cache sets, echoes, log, layout,
- * compare, help), one file each ending in its ops table. A panel keeps its own state
+ * compare, triage, help), one file each ending in its ops table. A panel keeps its own state
  * (selection, scroll, sort, filter, drill-down, tags), draws a model into a rectangle of a
  * canvas and answers commands; it returns flags and never redraws, resizes or quits by
  * itself: only the main loop acts (tui/loop.c). */
@@ -16,6 +16,7 @@ enum {
 	XB_PANEL_ERROR = 4,      /* res->msg is an error (a bad argument ...) */
 	XB_PANEL_SWITCH = 8,     /* show the panel named res->target */
 	XB_PANEL_UNHANDLED = 16, /* the panel has no such command */
+	XB_PANEL_RUN = 32,       /* run res->msg as a ':' command, as if typed (`try`) */
 };
 
 typedef struct xb_panel_result {
@@ -44,6 +45,8 @@ typedef struct xb_mouse {
  *              pending; libraries: groups, libraries; compare: tables, diff); without one,
  *              the next mode
  *   tag, tag-none  (layout) toggle the selected function's tag and move down; untag all
+ *   try        (triage) the selected finding's workbench command: XB_PANEL_RUN with it in
+ *              res->msg, or a message saying it has none
  * A panel answers XB_PANEL_UNHANDLED for a command it does not take, and XB_PANEL_ERROR
  * with a message for a bad argument ("no column 'foo'; columns: samples, share ...").
  */
@@ -73,7 +76,7 @@ typedef struct xb_panel_ops {
 } xb_panel_ops;
 
 extern const xb_panel_ops panel_libraries, panel_functions, panel_cachesets, panel_echoes,
-	panel_log, panel_layout, panel_compare, panel_help;
+	panel_log, panel_layout, panel_compare, panel_triage, panel_help;
 /* Every panel in tab order, ended by NULL. */
 extern const xb_panel_ops *const panels[];
 const xb_panel_ops *panel_find(const char *name);

@@ -6,7 +6,8 @@
 
 const xb_panel_ops *const panels[] = {
 	&panel_libraries, &panel_functions, &panel_cachesets, &panel_echoes,
-	&panel_log,       &panel_layout,    &panel_compare,   &panel_help,    NULL,
+	&panel_log,       &panel_layout,    &panel_compare,   &panel_triage,  &panel_help,
+	NULL,
 };
 
 const xb_panel_ops *panel_find(const char *name)

@@ -46,6 +46,10 @@ static const struct {
 	[XB_EL_LOG_INFO] = {"log.info", 0},
 	[XB_EL_LOG_UART] = {"log.uart", XB_ATTR_DIM},
 	[XB_EL_LOG_BUILD] = {"log.build", 0},
+	[XB_EL_SEV_SEVERE] = {"severity.severe", XB_ATTR_BOLD | XB_ATTR_REVERSE},
+	[XB_EL_SEV_WARNING] = {"severity.warning", XB_ATTR_BOLD},
+	[XB_EL_SEV_NOTE] = {"severity.note", XB_ATTR_UNDERLINE},
+	[XB_EL_SEV_INFO] = {"severity.info", 0},
 };
 
 const char *theme_element_name(int el)

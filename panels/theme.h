@@ -47,6 +47,10 @@ enum xb_element {
 	XB_EL_LOG_INFO,     /* "log.info" */
 	XB_EL_LOG_UART,     /* "log.uart": the board's UART0 */
 	XB_EL_LOG_BUILD,    /* "log.build": build and flash output */
+	XB_EL_SEV_SEVERE,   /* "severity.severe": a triage finding (core/triage.h) .. */
+	XB_EL_SEV_WARNING,  /* "severity.warning" */
+	XB_EL_SEV_NOTE,     /* "severity.note" */
+	XB_EL_SEV_INFO,     /* "severity.info": how the time is spent, nothing to fix */
 	XB_EL_COUNT
 };
 

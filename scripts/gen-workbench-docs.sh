@@ -188,6 +188,9 @@ if [ "$MODE" = all ]; then
 :dump $TMP/echoes.dump
 5
 :dump $TMP/log.dump
+8
+:wait frames 2
+:dump $TMP/triage.dump
 :quit
 EOF
 	args="--headless --no-config --keys $TMP/keys --size 100x32"
@@ -195,7 +198,7 @@ EOF
 	# the overview needs a wide canvas: a second run would measure other numbers, so the
 	# panels come from a 100x32 run and the overview from a 200x60 one
 	"$XB" workbench $args >/dev/null 2>"$TMP/run.err" || { cat "$TMP/run.err"; exit 1; }
-	for p in libraries functions cachesets echoes log; do
+	for p in libraries functions cachesets echoes log triage; do
 		{ echo; echo '```text'; sed -n '/^text$/,/^styles$/p' "$TMP/$p.dump" | sed '1d;$d' |
 			sed 's/^|//; s/|$//; s/ *$//'; echo '```'; echo; } >"$TMP/$p.block"
 		replace "$TMP/doc.md" "dump $p" "$TMP/$p.block"

@@ -5,6 +5,7 @@
  * samples during the traffic windows, window marks in a recorded fetch trace). Each step
  * waits for a bench time or an answer; nothing blocks. */
 #include <math.h>
+#include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -255,6 +256,90 @@ int session_xip_cache(xb_session *s, int on, xb_report *rep)
 		return report_fail(rep, XB_STATUS_PROBE_GONE, "writing XIP_CTRL over SWD: %s", err.msg);
 	session_note(s, XB_LOG_INFO, "the XIP cache %s (XIP_CTRL.EN = %d, written over SWD)",
 		     on ? "on" : "off", on);
+	return 0;
+}
+
+/* ---- Word accesses over SWD, waited for ---- */
+
+#define SWD_ACCESS_MAX 6
+#define SWD_ACCESS_WAIT_NS (2 * SS_NS)
+
+typedef struct swd_wait {
+	xb_session *s;
+	xb_dap_transfer x[2 * SWD_ACCESS_MAX + 1];
+	size_t nx;
+	int done, failed;
+	xb_err err;
+} swd_wait;
+
+static void on_swd_access(void *ctx, const uint8_t *resp, size_t len, uint64_t t_ns,
+			  const xb_err *err)
+{
+	(void)t_ns;
+	swd_wait *w = ctx;
+	w->done = 1;
+	if (!resp) {
+		w->failed = 1;
+		w->err = *err;
+		return;
+	}
+	xb_dap_client *c = dap_pipe_client(w->s->pipe);
+	size_t done;
+	unsigned ack;
+	if (dap_client_parse_transfer(c, resp, len, w->x, w->nx, &done, &ack, &w->err) != 0) {
+		w->failed = 1;
+	} else if (ack != XB_ACK_OK) {
+		w->failed = 1;
+		xb_fail(&w->err, "transfer %zu of %zu answered %s", done + 1, w->nx,
+			dap_client_ack_name(ack));
+	}
+}
+
+int session_swd_access(xb_session *s, xb_mem_access *acc, size_t n, xb_report *rep)
+{
+	if (!s->pipe)
+		return report_fail(rep, XB_STATUS_PROBE_GONE, "no probe: %s", s->status.msg);
+	if (n == 0 || n > SWD_ACCESS_MAX)
+		return report_fail(rep, XB_STATUS_PROBE_FAULT, "%zu accesses in one packet (1 to %d)",
+				   n, SWD_ACCESS_MAX);
+	swd_wait w = {.s = s};
+	for (size_t i = 0; i < n; i++) {
+		w.x[w.nx++] = (xb_dap_transfer){ADI_REQ_TAR_WRITE, acc[i].addr};
+		w.x[w.nx++] = acc[i].write ? (xb_dap_transfer){ADI_REQ_DRW_WRITE, acc[i].value}
+					   : (xb_dap_transfer){ADI_REQ_DRW_READ, 0};
+	}
+	w.x[w.nx++] = (xb_dap_transfer){ADI_REQ_TAR_WRITE, CORTEXM_DWT_PCSR};
+	uint8_t pkt[64];
+	size_t len = dap_client_build_transfer(w.x, w.nx, pkt, sizeof pkt);
+	xb_err err;
+	if (!len)
+		return report_fail(rep, XB_STATUS_PROBE_FAULT,
+				   "the probe's packets are too small for %zu accesses", n);
+	if (dap_pipe_queue(s->pipe, pkt, len, on_swd_access, &w, &err) != 0)
+		return report_fail(rep, XB_STATUS_PROBE_GONE, "over SWD: %s", err.msg);
+	uint64_t until = s->now + SWD_ACCESS_WAIT_NS;
+	while (!w.done) {
+		if (session_pump(s) != 0 || s->now > until || !s->pipe)
+			break;
+		if (!s->virtual_time) {
+			struct pollfd fds[8];
+			int nf = session_pollfds(s, fds, 8);
+			poll(fds, (nfds_t)nf, session_timeout_ms(s));
+		}
+	}
+	if (!w.done) {
+		if (s->pipe)
+			dap_pipe_forget(s->pipe, &w);
+		return report_fail(rep, XB_STATUS_PROBE_GONE, "no answer over SWD: %s",
+				   s->status.msg);
+	}
+	if (w.failed)
+		return report_fail(rep, strstr(w.err.msg, "WAIT") ? XB_STATUS_PROBE_WAIT
+								   : XB_STATUS_PROBE_FAULT,
+				   "over SWD: %s", w.err.msg);
+	for (size_t i = 0; i < n; i++)
+		if (!acc[i].write)
+			acc[i].value = w.x[2 * i + 1].value;
 	return 0;
 }
 
@@ -608,15 +693,17 @@ void session_measure_method(const xb_measure_plan *p, xb_method *m)
 
 int session_profile_run(xb_session *s, const xb_profile_plan *p, xb_report *rep)
 {
-	if (!p->pings || !(p->interval_ms > 0) || (p->udp_rate && !(p->udp_seconds > 0)))
-		return report_fail(rep, XB_STATUS_BAD_ARGUMENT, "a profile run needs pings, an "
-				   "interval above 0 and, with UDP, a duration");
+	if ((!p->pings && !p->udp_rate) || (p->pings && !(p->interval_ms > 0)) ||
+	    (p->udp_rate && !(p->udp_seconds > 0)))
+		return report_fail(rep, XB_STATUS_BAD_ARGUMENT, "a profile run needs pings with an "
+				   "interval above 0, or UDP echoes with a duration, or both");
 	if (p->trace_path && !s->bench->ops->trace)
 		return report_fail(rep, XB_STATUS_UNSUPPORTED, "%s records no fetch trace (only "
 				   "the virtual bench can)", s->bench->name);
 	if (job_start(s, JOB_PROFILE, rep))
 		return -1;
 	s->job->pp = *p;
+	s->job->udp_phase = !p->pings; /* UDP echoes only (a bench whose ICMP goes nowhere) */
 	if (p->trace_path) {
 		if (s->bench->ops->trace(s->bench, p->trace_path, rep) != 0) {
 			s->job->rep.status = rep->status;

@@ -21,6 +21,7 @@
 #include "../core/setmap.h"
 #include "../core/srcline.h"
 #include "../core/target.h"
+#include "../probe/adiv5.h"
 #include "bench.h"
 #include "status.h"
 
@@ -187,6 +188,13 @@ void session_mark(xb_session *s, const char *label);
  * board is reset (a reflash). 0, or -1 with rep (no probe). */
 int session_xip_cache(xb_session *s, int on, xb_report *rep);
 
+/* Word accesses over SWD in the session's probe pipe, in order, between the sampler's
+ * packets (TAR is put back at DWT_PCSR after them): at most 6 in one call, which go in one
+ * packet, so a write such as MPU_RNR and the reads it selects are not separated. Reads
+ * fill acc[i].value. Waits for the answer (pumping the session; in virtual time the board
+ * runs meanwhile), at most 2 s of bench time. 0, or -1 with rep (no probe, FAULT, WAIT). */
+int session_swd_access(xb_session *s, xb_mem_access *acc, size_t n, xb_report *rep);
+
 /* ---- Reflashing in place ---- */
 
 /* Puts another build of the firmware (a relink: elf, with its map, or NULL for the one next
@@ -236,7 +244,7 @@ typedef struct xb_measure_result {
  * after them), PC samples during the traffic windows into samples (initialised by the
  * caller), and, on a virtual bench recording a trace, the window marks in it. */
 typedef struct xb_profile_plan {
-	unsigned pings;
+	unsigned pings;         /* 0: UDP echoes only (udp_rate must be set) */
 	double interval_ms;
 	unsigned ping_size;
 	uint32_t udp_rate;      /* 0: pings only */

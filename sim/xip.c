@@ -117,6 +117,10 @@ static uint32_t xip_ctrl_read(void *ctx, uint32_t off, unsigned size)
 	case XIP_CTRL:
 		return x->ctrl;
 	case XIP_FLUSH:
+		if (!x->has_flush) {
+			bus_report_hole(x->bus);
+			return 0;
+		}
 		/* A read holds the bus until the flush is done. */
 		if (!bus_access_is_debug(x->bus) && c->cycles < c->xip_busy_until)
 			bus_stall(x->bus, (uint32_t)(c->xip_busy_until - c->cycles));
@@ -166,7 +170,9 @@ static void xip_ctrl_write(void *ctx, uint32_t off, uint32_t v, unsigned size,
 		xip_state_changed(x);
 		break;
 	case XIP_FLUSH:
-		if (v & 1)
+		if (!x->has_flush)
+			bus_report_hole(x->bus); /* a target without a FLUSH register */
+		else if (v & 1)
 			xip_start_flush(x);
 		break;
 	case XIP_CTR_HIT:
@@ -247,6 +253,7 @@ int xip_init(xb_xip *x, xb_cpu *c, const xb_target *t, xb_err *err)
 	}
 	if (t->reg_ctrl) {
 		x->ctrl_base = t->reg_ctrl & ~0xFFFu;
+		x->has_flush = t->reg_flush != 0;
 		if (bus_map(c->bus, x->ctrl_base, 0x20, "XIP_CTRL", &xip_ctrl_ops, x))
 			return xb_fail(err, "target %s: XIP_CTRL at 0x%08x overlaps another region",
 				       t->name, x->ctrl_base);

@@ -21,6 +21,8 @@ typedef struct xb_xip {
 	uint32_t stream_addr, stream_ctr;
 	uint32_t flush_cycles;
 	uint32_t ctrl_base;     /* XIP_CTRL block, 0 when the target has none */
+	int has_flush;          /* the target has a FLUSH register (RP2040); else offset 0x04
+	                         * is a hole, as on the RP2350 */
 	uint32_t sram_base;     /* cache-as-SRAM window, 0 when none */
 	uint32_t sram_size;
 	uint8_t *sram;          /* the cache's data RAM seen as SRAM */

@@ -54,7 +54,7 @@ static int show_panel(xb_app *a, const char *name, char *msg, size_t cap)
 	int i = app_panel_index(a, name);
 	if (i < 0)
 		return act_done(msg, cap, XB_ACT_ERROR, "no panel '%s' (libraries, functions, cachesets, "
-			    "echoes, log, layout, compare, help)", name);
+			    "echoes, log, layout, compare, triage, help)", name);
 	a->focus = (size_t)i;
 	return XB_ACT_REDRAW;
 }
@@ -78,6 +78,7 @@ PANEL_ACTION(act_cachesets, "cachesets")
 PANEL_ACTION(act_echoes, "echoes")
 PANEL_ACTION(act_layout, "layout")
 PANEL_ACTION(act_compare, "compare")
+PANEL_ACTION(act_triage, "triage")
 PANEL_ACTION(act_log, "log")
 PANEL_ACTION(act_help, "help")
 
@@ -388,6 +389,7 @@ static int act_trace(xb_app *a, int argc, char **argv, char *msg, size_t cap)
 	xb_report rep;
 	if (session_load_trace(a->s, argv[1], &rep))
 		return from_report(msg, cap, &rep);
+	app_triage_trace(a, argv[1]);
 	return act_done(msg, cap, 0, "predictions from %s", argv[1]);
 }
 
@@ -488,6 +490,8 @@ const xb_action app_actions[] = {
 	 "Panels", 0, 0, act_layout},
 	{"compare", "7", "", "the measured runs as the study's tables; what changed between two",
 	 "Panels", 0, 0, act_compare},
+	{"triage", "8", "", "why the image is slow: findings with evidence, fix and a command to "
+	 "try", "Panels", 0, 0, act_triage},
 	{"panel", "", "NAME", "show a panel by name", "Panels", 1, 1, act_panel},
 	{"next-panel", "<Tab>", "", "the next panel", "Panels", 0, 0, act_next_panel},
 	{"prev-panel", "<S-Tab>", "", "the previous panel", "Panels", 0, 0, act_prev_panel},
@@ -600,6 +604,8 @@ const xb_action app_actions[] = {
 	 "Loop", 0, 0, act_cancel},
 	{"export", "", "DIR", "the runs as report.md, runs.csv, runs.json and SVGs (xipbench "
 	 "report)", "Loop", 1, 1, act_export},
+	{"try", "T", "", "the triage panel: run the selected finding's command (a layout preset: "
+	 "then the loop)", "Loop", 0, 0, act_try},
 
 	{"caption", "", "[TEXT]", "a caption over the panels; {figures} in it show measured values "
 	 "(none: no caption)", "Scripts", 0, ACT_MAX_ARGS, act_caption},
@@ -770,8 +776,8 @@ size_t actions_complete(void *ctx, const char *line, size_t word_start, const ch
 	}
 	/* arguments: panel names, themes, windows, on/off */
 	static const char *const words[] = {"libraries", "functions", "cachesets", "echoes", "log",
-					    "help", "1s", "10s", "all", "on", "off", "udp", "ping",
-					    "single", "overview", "auto", "dark", "light",
+					    "triage", "help", "1s", "10s", "all", "on", "off", "udp",
+					    "ping", "single", "overview", "auto", "dark", "light",
 					    "high-contrast", "mono", "drop", "unplug", "fault",
 					    "wait", "normal", "samples", "share", "bytes",
 					    "density", "lines", "misses", "name", "address",

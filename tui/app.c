@@ -173,6 +173,7 @@ void app_update_model(xb_app *a)
 	}
 	if (m->flashed.name)
 		m->layout = m->flashed.name;
+	app_triage_update(a);
 }
 
 /* ---- Start ---- */
@@ -521,6 +522,7 @@ static int app_run(const char *elf, int argc, char **argv, int demo)
 		a->ops[i]->destroy(a->pst[i]);
 	actions_help_free(a->help, a->nhelp);
 	edit_close(a);
+	app_triage_close(a);
 	session_close(a->s);
 	canvas_free(a->cv);
 	script_free(&a->script);

@@ -33,6 +33,7 @@ typedef struct xb_app_wait {
 } xb_app_wait;
 
 typedef struct app_edit app_edit;
+typedef struct app_triage app_triage;
 
 typedef struct xb_app {
 	xb_options opt;
@@ -78,6 +79,7 @@ typedef struct xb_app {
 	uint64_t start_ns;            /* wall clock when the loop started */
 	char last_status[512];        /* the session's problem the message line last showed */
 	app_edit *edit;               /* the layout loop (tui/edit.c) */
+	app_triage *triage;           /* the triage panel's triage (tui/triage.c) */
 	/* the demo (xipbench demo) */
 	char caption[1024];           /* shown with its {figures} filled in; "" none */
 	int demo;                     /* Space pauses the key script, n steps it */
@@ -179,6 +181,20 @@ int act_revert(xb_app *a, int argc, char **argv, char *msg, size_t cap);
 int act_xip_cache(xb_app *a, int argc, char **argv, char *msg, size_t cap);
 int act_cancel(xb_app *a, int argc, char **argv, char *msg, size_t cap);
 int act_export(xb_app *a, int argc, char **argv, char *msg, size_t cap);
+
+/* ---- triage.c: the triage of the running image ---- */
+
+/* Runs the triage again when the triage panel is shown and what it reads changed (the
+ * image, the trace, the window; new samples at most every few seconds) and fills the
+ * model's triage fields (from app_update_model). A run that fails keeps the last good
+ * triage and says why on the message line. */
+void app_triage_update(xb_app *a);
+void app_triage_close(xb_app *a);
+/* A trace file of the image the bench runs now (`:trace FILE`) for the next triage. */
+void app_triage_trace(xb_app *a, const char *path);
+/* `try`: the triage panel's selected finding's command, run as if typed; a layout edit is
+ * then tried by the loop (relink, verify, flash, measure). */
+int act_try(xb_app *a, int argc, char **argv, char *msg, size_t cap);
 
 /* ---- caption.c: the demo's captions ---- */
 

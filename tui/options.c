@@ -49,7 +49,7 @@ const xb_option_def workbench_options[] = {
 	 "colours: auto is what the terminal has, none with NO_COLOR", ALL},
 	{"mouse", XB_OPT_BOOL, "on", 0, 0, NULL, "on|off", "clicks select, the wheel scrolls", ALL},
 	{"panel", XB_OPT_CHOICE, "libraries", 0, 0,
-	 "libraries,functions,cachesets,echoes,log,layout,compare,help",
+	 "libraries,functions,cachesets,echoes,log,layout,compare,triage,help",
 	 "PANEL", "the panel shown first", ALL},
 	{"view", XB_OPT_CHOICE, "auto", 0, 0, "auto,single,overview", "VIEW",
 	 "one panel or an overview of several; auto: by the screen's size", ALL},

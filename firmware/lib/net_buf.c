@@ -3,6 +3,7 @@
 
 #include "net/net_buf.h"
 #include "sys/log.h"
+#include "sys/assert.h"
 
 LOG_MODULE_REGISTER(net_buf, LOG_LEVEL_WRN);
 
@@ -135,6 +136,7 @@ struct net_buf *net_buf_alloc(struct net_buf_pool *pool, k_timeout_t timeout)
  * clones), so the count changes with interrupts locked. */
 struct net_buf *net_buf_ref(struct net_buf *buf)
 {
+	__ASSERT_NO_MSG(buf != NULL && buf->pool != NULL);
 	unsigned key = irq_lock();
 	buf->ref++;
 	irq_unlock(key);
@@ -145,6 +147,7 @@ void net_buf_unref(struct net_buf *buf)
 {
 	while (buf) {
 		struct net_buf *frags = buf->frags;
+		__ASSERT_NO_MSG(buf->pool != NULL);
 		unsigned key = irq_lock();
 		if (unlikely(buf->ref == 0))
 			k_panic("net_buf: double free");

@@ -4,6 +4,7 @@
 
 #include "kernel/kernel.h"
 #include "net/net_buf.h"
+#include "sys/assert.h"
 
 void net_buf_simple_init(struct net_buf_simple *b, size_t headroom)
 {
@@ -28,6 +29,7 @@ size_t net_buf_simple_tailroom(const struct net_buf_simple *b)
 
 void *net_buf_simple_add(struct net_buf_simple *b, size_t len)
 {
+	__ASSERT_NO_MSG(b != NULL && (len == 0 || b->data != NULL));
 	uint8_t *tail = b->data + b->len;
 	if (unlikely(len > net_buf_simple_tailroom(b)))
 		k_panic("net_buf: no tailroom");
@@ -42,6 +44,7 @@ void *net_buf_simple_add_mem(struct net_buf_simple *b, const void *mem, size_t l
 
 void *net_buf_simple_push(struct net_buf_simple *b, size_t len)
 {
+	__ASSERT_NO_MSG(b != NULL && (len == 0 || b->data != NULL));
 	if (unlikely(len > net_buf_simple_headroom(b)))
 		k_panic("net_buf: no headroom");
 	b->data -= len;
@@ -51,6 +54,7 @@ void *net_buf_simple_push(struct net_buf_simple *b, size_t len)
 
 void *net_buf_simple_pull(struct net_buf_simple *b, size_t len)
 {
+	__ASSERT_NO_MSG(b != NULL && (len == 0 || b->data != NULL));
 	if (unlikely(len > b->len))
 		k_panic("net_buf: pull beyond the data");
 	b->len -= (uint16_t)len;

@@ -30,7 +30,7 @@ for a in $("$XIPBENCH" workbench --list actions | sed -n 's/^| [^|]* | `:\([a-z-
 done
 [ -z "${missing_action:-}" ] && ok "every action is in docs/workbench.md" ||
 	not_ok "actions missing from docs/workbench.md:$missing_action"
-for p in libraries functions cachesets echoes log layout compare; do
+for p in libraries functions cachesets echoes log layout compare triage; do
 	sed -n "/generated: dump $p/,/end -->/p" docs/workbench.md | grep -q '┌┤' ||
 		missing_dump="$missing_dump $p"
 done

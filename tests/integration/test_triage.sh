@@ -108,8 +108,8 @@ jq_on "$W/assert.json" "debug features: warning, the hook's 15 % and the two opt
 samples "$W/o2.txt" fast_path:600:8 main:400
 triage --samples "$W/o2.txt" --json >"$W/o2.json"
 O2SIZE=$((0x$(arm-none-eabi-nm -S "$ELF" | awk '$4 == "fast_path" { print $2 }')))
-jq_on "$W/o2.json" "optimisation: fast.c's -O2 code ($O2SIZE bytes), 60 % of the time, the only level flagged" \
-	"(.findings[] | select(.rule == \"optimisation\") | .severity == \"note\" and
+jq_on "$W/o2.json" "optimisation: fast.c's -O2 code ($O2SIZE bytes), 60 % of the time (a warning from 25 %), the only level flagged" \
+	"(.findings[] | select(.rule == \"optimisation\") | .severity == \"warning\" and
 	  (.summary | test(\"^-O2 code: $O2SIZE bytes .*, 60.0 % of the busy time\"))) and
 	 ([.findings[] | select(.rule == \"optimisation\")] | length == 1)"
 
@@ -135,8 +135,8 @@ lines_trace "$W/noalloc.trace" 200 285212672 2
 triage --trace "$W/noalloc.trace" --json >"$W/noalloc.json"
 jq_on "$W/noalloc.json" "non-allocating alias: 200 lines fetched again in each echo, 50 % of its fetches" \
 	'(.findings[] | select(.rule == "noalloc-reuse") | .severity == "warning" and
-	  (.summary | test("200 lines per echo, 50 % of its fetches")) and
-	  (.evidence | any(test("^1200 fetches through the non-allocating alias in 3 echoes, 600 of them"))))'
+	  (.summary | test("fetched again within one echo: 200 lines per echo, 50 % of its fetches")) and
+	  (.evidence | any(test("^200 lines per echo fetched again in the same echo \\(median over 3 echoes\\); 600 of the alias.s 1200 fetches \\(50 %\\)"))))'
 [ "$(sev "$W/small.json" noalloc-reuse)" = "" ] && ok "no non-allocating fetches: no noalloc finding" ||
 	not_ok "noalloc-reuse without such fetches"
 
@@ -177,4 +177,33 @@ head -c 100 "$ELF" >"$W/trunc.elf"
 check_fails "a truncated ELF is refused" "trunc.elf" "$XIPBENCH" triage "$W/trunc.elf"
 printf 'echo\nnot-an-address\n' >"$W/bad.trace"
 check_fails "a bad trace is refused with its line" "bad.trace:2" triage --trace "$W/bad.trace"
+
+# 10. the MPU (imxrt1062: a Cortex-M7 whose flash, FlexSPI at 0x60000000, is cacheable only
+# as the MPU says): the same code linked there, the registers as a dump. Region 3 covers
+# 0x60000000 with TEX=001 C=0 B=0 (Normal, non-cacheable: ARMv7-M ARM table B3-13), then the
+# same region with C=1 B=1 (write-back).
+sed 's/ORIGIN = 0x10000000/ORIGIN = 0x60000000/' "$S/triage.ld" >"$W/rt.ld"
+arm-none-eabi-gcc -mcpu=cortex-m0plus -mthumb -nostdlib -T "$W/rt.ld" -o "$W/rt.elf" "$W/app.o" "$W/fast.o" ||
+	not_ok "the image links at 0x60000000"
+rt_addr() { arm-none-eabi-nm "$W/rt.elf" | awk -v n="$1" '$3 == n { print $1 }'; }
+{
+	printf 'busy-seconds 1\nidle-seconds 1\n'
+	i=0
+	while [ $i -lt 600 ]; do printf '0x%s\n' "$(rt_addr copy_words)"; i=$((i + 1)); done
+} >"$W/rt.txt"
+printf 'MPU_TYPE 0x800\nMPU_CTRL 0x5\nCCR 0x70200\nREGION 3 RBAR 0x60000013 RASR 0x0308002D\n' >"$W/nc.mpu"
+printf 'MPU_TYPE 0x800\nMPU_CTRL 0x5\nCCR 0x70200\nREGION 3 RBAR 0x60000013 RASR 0x030B002D\n' >"$W/wb.mpu"
+"$XIPBENCH" triage "$W/rt.elf" --target imxrt1062 --samples "$W/rt.txt" --mpu "$W/nc.mpu" --json >"$W/nc.json" 2>"$W/nc.err"
+jq_on "$W/nc.json" "MPU: hot code in a non-cacheable region is a severe cache-off, with the region" 	'(.findings[] | select(.rule == "cache-off") | .severity == "severe" and
+	  (.summary | test("100.0 % of the busy time runs from flash the MPU maps non-cacheable")) and
+	  (.evidence | any(test("^copy_words at 0x6[0-9a-f]{7} \\(100.0 %\\): region 3"))))'
+"$XIPBENCH" triage "$W/rt.elf" --target imxrt1062 --samples "$W/rt.txt" --mpu "$W/wb.mpu" --json >"$W/wb.json" 2>"$W/wb.err"
+jq_on "$W/wb.json" "MPU: the same region write-back: no cache-off finding" 	'[.findings[] | select(.rule == "cache-off")] | length == 0'
+printf 'MPU_TYPE 0x800\nMPU_CTRL 0x5\nCCR 0x00200\nREGION 3 RBAR 0x60000013 RASR 0x030B002D\n' >"$W/icoff.mpu"
+"$XIPBENCH" triage "$W/rt.elf" --target imxrt1062 --samples "$W/rt.txt" --mpu "$W/icoff.mpu" --json >"$W/icoff.json" 2>"$W/icoff.err"
+jq_on "$W/icoff.json" "MPU: CCR.IC = 0: the instruction cache is off" 	'.findings | any(.rule == "cache-off" and .severity == "severe" and (.summary | test("instruction cache is off")))'
+check_fails "--mpu on a target without an MPU rule is refused" "mpu = none" triage --mpu "$W/nc.mpu"
+printf 'MPU_TYPE zz\n' >"$W/bad.mpu"
+check_fails "a bad MPU dump is refused with its line" "bad.mpu:1" \
+	"$XIPBENCH" triage "$W/rt.elf" --target imxrt1062 --mpu "$W/bad.mpu"
 finish

@@ -90,7 +90,8 @@ awk -v a="$turn" -v b="$batch_turn" 'BEGIN { exit !(a > 0 && (a - b) / b < 0.05 
 
 # every panel by key and by ':' command
 for p in "1 Libraries libraries" "2 Functions functions" "3 Cache_sets cachesets" \
-	"4 Echoes echoes" "5 Log log" "6 Layout layout" "7 Compare compare" "? Help help"; do
+	"4 Echoes echoes" "5 Log log" "6 Layout layout" "7 Compare compare" "8 Triage triage" \
+	"? Help help"; do
 	set -- $p
 	title=$(echo "$2" | tr _ ' ')
 	keys main :view Enter single Enter

@@ -18,6 +18,7 @@
 
 #include "../common/synth.h"
 #include "../common/testdir.h"
+#include "../common/triage_fixture.h"
 #include "../../core/export.h"
 #include "../../core/layout_edit.h"
 #include "../../core/profile.h"
@@ -131,6 +132,8 @@ typedef struct fixture {
 	const xb_run *run_list[NRUNS];
 	xb_run_func *run_funcs[NRUNS];
 	uint16_t *set_hot[NRUNS];
+	xb_triage triage;
+	int have_triage;
 	xb_model m;
 } fixture;
 
@@ -539,6 +542,11 @@ static void fx_build(fixture *fx, int flags)
 	if (flags & FX_EMPTY)
 		return;
 	fx_series(fx);
+	triage_fixture(&fx->triage, 0);
+	fx->have_triage = 1;
+	m->triage = &fx->triage;
+	m->triage_version = 1;
+	m->triage_samples = "live profile, last 10 s, idle subtracted";
 	m->speed = m->ratio = 1;
 	m->bench_seconds = 131;
 	m->echo_rate = 412;
@@ -576,6 +584,8 @@ static void fx_free(fixture *fx)
 		if (fx->series[i].v)
 			series_free(&fx->series[i]);
 	logring_free(&fx->log);
+	if (fx->have_triage)
+		triage_free(&fx->triage);
 	setmap_free(&fx->sets);
 	for (size_t k = 0; k < NRUNS; k++) {
 		free(fx->run_funcs[k]);
@@ -720,6 +730,7 @@ static const golden_case cases[] = {
 	{"echoes", "empty", FX_EMPTY, -1, {NULL}},
 	{"log", "empty", FX_EMPTY, -1, {NULL}},
 	{"help", "empty", FX_EMPTY, -1, {NULL}},
+	{"triage", "empty", FX_EMPTY, -1, {NULL}},
 	{"libraries", "longname", FX_LONGNAME, -1, {"enter"}},
 	{"functions", "longname", FX_LONGNAME, -1, {NULL}},
 	{"cachesets", "longname", FX_LONGNAME, 1, {NULL}},
@@ -923,14 +934,14 @@ static void test_registry(void **state)
 {
 	(void)state;
 	static const char *const order[] = {"libraries", "functions", "cachesets", "echoes", "log",
-					    "layout",    "compare",   "help"};
+					    "layout",    "compare",   "triage",  "help"};
 	size_t n = 0;
 	for (; panels[n]; n++) {
 		assert_string_equal(panels[n]->name, order[n]);
 		assert_ptr_equal(panel_find(order[n]), panels[n]);
 		assert_non_null(panels[n]->title);
 	}
-	assert_int_equal(n, 8);
+	assert_int_equal(n, 9);
 	/* only the layout panel chooses functions for edits */
 	for (size_t i = 0; panels[i]; i++)
 		assert_true((panels[i]->targets != NULL) == (panels[i] == &panel_layout));

@@ -3,6 +3,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -274,8 +275,24 @@ static void test_errors_name_file_and_line(void **state)
 		{T_TOP T_REGION T_CACHE, "no [alias] section"},
 		{"name = tiny\ncpu_hz = 1000\nflash_size = 12\ncode_align = 2\n" T_REGION T_ALIAS T_CACHE,
 		 "t.target:1: flash_size 12 is not a multiple of the line size 8"},
-		{T_TOP T_REGION T_ALIAS T_CACHE "[registers]\nctrl = 0x14000000\n",
-		 "t.target:19: section misses required key 'flush'"},
+		/* [registers]: each key optional, but not an empty section, not one counter
+		 * alone, not address 0 */
+		{T_TOP T_REGION T_ALIAS T_CACHE "[registers]\n",
+		 "t.target:19: empty [registers] section"},
+		{T_TOP T_REGION T_ALIAS T_CACHE "[registers]\nctrl = 0x14000000\nctr_hit = 0x1400000c\n",
+		 "t.target:19: [registers] gives ctr_hit without ctr_acc"},
+		{T_TOP T_REGION T_ALIAS T_CACHE "[registers]\nctr_acc = 0x14000010\n",
+		 "t.target:19: [registers] gives ctr_acc without ctr_hit"},
+		{T_TOP T_REGION T_ALIAS T_CACHE "[registers]\nctrl = 0x14000000\nflush = 0\n",
+		 "t.target:21: register 'flush' at address 0"},
+		/* mpu */
+		{"mpu = armv7m\n" T_TOP T_REGION T_ALIAS T_CACHE "mpu = armv6m\n",
+		 "t.target:20: unknown key 'mpu' here"},
+		{"mpu = armv6m\n" T_TOP T_REGION T_ALIAS T_CACHE,
+		 "t.target:1: bad mpu 'armv6m' (armv7m, armv8m or none)"},
+		{"mpu = ARMv7-M\n" T_TOP T_REGION T_ALIAS T_CACHE, "t.target:1: bad mpu 'ARMv7-M'"},
+		{"mpu = none\nmpu = armv8m\n" T_TOP T_REGION T_ALIAS T_CACHE,
+		 "t.target:2: duplicate key 'mpu'"},
 		{"", "t.target:1: missing required key 'name'"},
 		{"\n\n", "t.target:1: missing required key 'name'"},
 	};
@@ -327,6 +344,172 @@ static void test_cache_config_check(void **state)
 	assert_int_equal(target_policy_parse("LRU", &p), -1);
 }
 
+/* targets/rp2350.target against the RP2350 datasheet (chapter 4) and pico-sdk headers. */
+static void test_rp2350_loads(void **state)
+{
+	(void)state;
+	xb_target t;
+	xb_err err = {{0}};
+	if (target_load_file(&t, "targets/rp2350.target", &err))
+		fail_msg("%s", err.msg);
+	assert_string_equal(t.name, "rp2350");
+	assert_int_equal(t.cpu_hz, 150000000);      /* chapter 1: 150 MHz */
+	assert_int_equal(t.flash_size, 4u << 20);   /* pico2.h: PICO_FLASH_SIZE_BYTES */
+	assert_int_equal(t.mpu, XB_MPU_ARMV8M);     /* Cortex-M33, Armv8-M (10.2.1) */
+	/* 4.4.1: 16 kB, two-way; 4.4.1.1: 8-byte lines, 2048 lines, bits 12:3 pick the set */
+	assert_int_equal(t.cache.size, 16384);
+	assert_int_equal(t.cache.ways, 2);
+	assert_int_equal(t.cache.line, 8);
+	assert_int_equal(target_sets(&t), 16384 / 2 / 8);
+	assert_int_equal(target_sets(&t), 1024);
+	assert_int_equal(target_cache_lines(&t), 2048);
+	assert_int_equal(target_way_bytes(&t), 8192); /* bit 13 selects the way */
+	assert_int_equal(t.cache.policy, XB_POLICY_RANDOM); /* 4.4.1.3: eviction is random */
+	assert_int_equal(t.hit_cycles, 1);                  /* 4.4.1: 1 cycle hit */
+	assert_int_equal(t.cache_sram_base, 0);             /* no cache-as-SRAM window */
+	/* 4.4.5: XIP_CTRL at 0x400c8000: CTRL 0x00, STAT 0x08, CTR_HIT 0x0c, CTR_ACC 0x10, no
+	 * FLUSH */
+	assert_int_equal(t.reg_ctrl, 0x400c8000);
+	assert_int_equal(t.reg_flush, 0);
+	assert_int_equal(t.reg_stat, 0x400c8008);
+	assert_int_equal(t.reg_ctr_hit, 0x400c800c);
+	assert_int_equal(t.reg_ctr_acc, 0x400c8010);
+	/* 4.4.1: 0x10 cached, 0x14 uncached, 0x1c uncached untranslated */
+	assert_int_equal(t.naliases, 3);
+	assert_int_equal(t.aliases[0].base, 0x10000000);
+	assert_int_equal(t.aliases[0].mode, XB_ALIAS_CACHED_ALLOC);
+	assert_int_equal(t.aliases[1].base, 0x14000000);
+	assert_int_equal(t.aliases[1].mode, XB_ALIAS_UNCACHED_NOALLOC);
+	assert_int_equal(t.aliases[2].base, 0x1c000000);
+	assert_int_equal(t.aliases[2].mode, XB_ALIAS_UNCACHED_NOALLOC);
+	assert_int_equal(t.flash_base, 0x10000000);
+	uint32_t off = 0;
+	enum xb_alias_mode mode = XB_ALIAS_CACHED_ALLOC;
+	assert_true(target_decode_xip(&t, 0x1c001234, &off, &mode));
+	assert_int_equal(off, 0x1234);
+	assert_int_equal(mode, XB_ALIAS_UNCACHED_NOALLOC);
+	/* the maintenance window is not an alias */
+	assert_false(target_decode_xip(&t, 0x18000000, NULL, NULL));
+	const xb_region *r = target_region_of(&t, 0x18000007);
+	assert_non_null(r);
+	assert_int_equal(r->kind, XB_REGION_OTHER);
+	/* 4.1: 32 kB ROM at 0; 4.2: 520 kB SRAM from 0x20000000 */
+	r = target_region_of(&t, 0x00007fff);
+	assert_non_null(r);
+	assert_int_equal(r->kind, XB_REGION_ROM);
+	assert_int_equal(r->size, 32 * 1024);
+	r = target_region_of(&t, 0x20081fff);
+	assert_non_null(r);
+	assert_int_equal(r->kind, XB_REGION_SRAM);
+	assert_int_equal(r->size, 520 * 1024);
+	assert_null(target_region_of(&t, 0x20082000)); /* SRAM_END */
+	r = target_region_of(&t, 0x400c8000);
+	assert_non_null(r);
+	assert_int_equal(r->kind, XB_REGION_OTHER);
+	/* flash offset 0x2000 is set 0 again: 8 KB per way */
+	assert_int_equal(target_set_of(&t, 0x10002000), 0);
+	assert_int_equal(target_set_of(&t, 0x10001ff8), 1023);
+}
+
+/* targets/imxrt1062.target: the Cortex-M7 L1 I-cache of a Teensy 4.1. */
+static void test_imxrt1062_loads(void **state)
+{
+	(void)state;
+	xb_target t;
+	xb_err err = {{0}};
+	if (target_load_file(&t, "targets/imxrt1062.target", &err))
+		fail_msg("%s", err.msg);
+	assert_string_equal(t.name, "imxrt1062");
+	assert_int_equal(t.cpu_hz, 600000000);
+	assert_int_equal(t.flash_size, 8u << 20);
+	assert_int_equal(t.mpu, XB_MPU_ARMV7M);
+	/* AN12042: 32K I-cache; Cortex-M7: 2-way, 32-byte lines: 32768 / 2 / 32 = 512 sets */
+	assert_int_equal(t.cache.size, 32768);
+	assert_int_equal(t.cache.ways, 2);
+	assert_int_equal(t.cache.line, 32);
+	assert_int_equal(t.cache.fill, 32);
+	assert_int_equal(target_sets(&t), 512);
+	assert_int_equal(target_way_bytes(&t), 16384);
+	/* no counters, no XIP control block */
+	assert_int_equal(t.reg_ctrl, 0);
+	assert_int_equal(t.reg_flush, 0);
+	assert_int_equal(t.reg_ctr_hit, 0);
+	assert_int_equal(t.reg_ctr_acc, 0);
+	assert_int_equal(t.naliases, 1);
+	assert_int_equal(t.aliases[0].base, 0x60000000); /* FlexSPI_AMBA_BASE */
+	assert_int_equal(t.aliases[0].mode, XB_ALIAS_CACHED_ALLOC);
+	const xb_region *r = target_region_of(&t, 0x607fffff);
+	assert_non_null(r);
+	assert_int_equal(r->kind, XB_REGION_FLASH);
+	assert_null(target_region_of(&t, 0x60800000)); /* past the 8 MB */
+	/* ITCM 0, DTCM 0x20000000, OCRAM2 0x20200000: 512K each (imxrt1062_t41.ld) */
+	static const uint32_t ram[3] = {0x00000000, 0x20000000, 0x20200000};
+	for (int i = 0; i < 3; i++) {
+		r = target_region_of(&t, ram[i] + 0x7ffff);
+		assert_non_null(r);
+		assert_int_equal(r->kind, XB_REGION_SRAM);
+		assert_int_equal(r->base, ram[i]);
+		assert_int_equal(r->size, 512 * 1024);
+	}
+	assert_null(target_region_of(&t, 0x20280000));
+	assert_int_equal(target_set_of(&t, 0x60004000), 0);
+	assert_int_equal(target_set_of(&t, 0x60003fe0), 511);
+}
+
+/* [registers] without flush (the RP2350's case): each register is optional. */
+static void test_registers_without_flush(void **state)
+{
+	(void)state;
+	xb_target t;
+	xb_err err = {{0}};
+	const char *text = T_TOP T_REGION T_ALIAS T_CACHE
+		"[registers]\nctrl = 0x400c8000\nctr_hit = 0x400c800c\nctr_acc = 0x400c8010\n";
+	if (parse(&t, text, &err))
+		fail_msg("%s", err.msg);
+	assert_int_equal(t.reg_ctrl, 0x400c8000);
+	assert_int_equal(t.reg_flush, 0);
+	assert_int_equal(t.reg_stat, 0);
+	assert_int_equal(t.reg_ctr_hit, 0x400c800c);
+	assert_int_equal(t.reg_ctr_acc, 0x400c8010);
+	/* only a flush register, no counters */
+	text = T_TOP T_REGION T_ALIAS T_CACHE "[registers]\nflush = 0x14000004\n";
+	if (parse(&t, text, &err))
+		fail_msg("%s", err.msg);
+	assert_int_equal(t.reg_flush, 0x14000004);
+	assert_int_equal(t.reg_ctrl, 0);
+	assert_int_equal(t.reg_ctr_hit, 0);
+}
+
+/* The top-level mpu key: absent means none; each spelling maps to its value. */
+static void test_mpu_key(void **state)
+{
+	(void)state;
+	xb_target t;
+	xb_err err = {{0}};
+	if (parse(&t, T_TOP T_REGION T_ALIAS T_CACHE, &err))
+		fail_msg("%s", err.msg);
+	assert_int_equal(t.mpu, XB_MPU_NONE);
+	static const char *const names[3] = {"none", "armv7m", "armv8m"};
+	for (int i = 0; i < 3; i++) {
+		char text[512];
+		snprintf(text, sizeof text, "mpu = %s\n%s", names[i], T_TOP T_REGION T_ALIAS T_CACHE);
+		if (parse(&t, text, &err))
+			fail_msg("%s", err.msg);
+		assert_int_equal(t.mpu, i);
+		assert_string_equal(target_mpu_name(t.mpu), names[i]);
+		enum xb_mpu_arch a = XB_MPU_NONE;
+		assert_int_equal(target_mpu_parse(names[i], &a), 0);
+		assert_int_equal(a, i);
+	}
+	enum xb_mpu_arch a = XB_MPU_ARMV7M;
+	assert_int_equal(target_mpu_parse("v7", &a), -1);
+	assert_int_equal(a, XB_MPU_ARMV7M);
+	/* rp2040.target says none */
+	if (target_load_file(&t, "targets/rp2040.target", &err))
+		fail_msg("%s", err.msg);
+	assert_int_equal(t.mpu, XB_MPU_NONE);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -338,6 +521,10 @@ int main(void)
 		cmocka_unit_test(test_errors_name_file_and_line),
 		cmocka_unit_test(test_nul_and_binary_input),
 		cmocka_unit_test(test_cache_config_check),
+		cmocka_unit_test(test_rp2350_loads),
+		cmocka_unit_test(test_imxrt1062_loads),
+		cmocka_unit_test(test_registers_without_flush),
+		cmocka_unit_test(test_mpu_key),
 	};
 	return cmocka_run_group_tests_name("target", tests, NULL, NULL);
 }

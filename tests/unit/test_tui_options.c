@@ -37,7 +37,7 @@ static void test_table(void **state)
 	assert_null(workbench_options[n].name);
 	assert_null(options_find("nope"));
 	assert_string_equal(options_find("panel")->choices,
-			    "libraries,functions,cachesets,echoes,log,layout,compare,help");
+			    "libraries,functions,cachesets,echoes,log,layout,compare,triage,help");
 	assert_string_equal(options_find("colours")->choices, "auto,256,16,8,0");
 	assert_string_equal(options_find("view")->choices, "auto,single,overview");
 	assert_string_equal(options_find("window")->choices, "1s,10s,all");
@@ -154,7 +154,7 @@ static void test_choices_and_bools(void **state)
 	expect_set_error(&o, "window", "week", 3, "window: 'week' is not one of 1s, 10s, all");
 	expect_set_error(&o, "panel", "sets", 3,
 			 "panel: 'sets' is not one of libraries, functions, cachesets, echoes, log, "
-			 "layout, compare, help");
+			 "layout, compare, triage, help");
 	expect_set_error(&o, "colours", NULL, 3,
 			 "colours needs a value: one of auto, 256, 16, 8, 0");
 	set_ok(&o, "window", "ALL", 3);
@@ -163,7 +163,7 @@ static void test_choices_and_bools(void **state)
 	set_ok(&o, "colours", "8", 3);
 	assert_true(options_number(&o, "colours") == 3);
 	set_ok(&o, "panel", "help", 3);
-	assert_true(options_number(&o, "panel") == 7);
+	assert_true(options_number(&o, "panel") == 8);
 	expect_set_error(&o, "window", "10", 3, "window: '10' is not one of 1s, 10s, all");
 	expect_set_error(&o, "window", "all,", 3, "window: 'all,' is not one of 1s, 10s, all");
 
@@ -512,7 +512,7 @@ static void test_help(void **state)
 	assert_non_null(strstr(flat, "(1..1000000000)"));
 	assert_non_null(strstr(flat, "(1s, 10s, all; default 10s)"));
 	assert_non_null(strstr(flat, "(libraries, functions, cachesets, echoes, log, layout, "
-				     "compare, help; default libraries)"));
+				     "compare, triage, help; default libraries)"));
 	assert_null(strstr(flat, "dump-every (default"));
 	free(flat);
 	for (char *line = help; *line;) {

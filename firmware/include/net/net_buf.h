@@ -82,9 +82,24 @@ struct net_buf_pool {
 };
 
 /* A pool of cnt buffers of sz bytes each. Call net_buf_pool_init before use. */
+#ifdef CONFIG_NET_BUF_UNALIGNED
+/* BUFFERS=unaligned: the storage one byte past a word boundary, as packet buffers declared
+ * as plain byte arrays can land; every buffer in it is then misaligned. Placed by the
+ * assembler so that the address does not depend on the linker's order. */
+#define NET_BUF_STR2(x) #x
+#define NET_BUF_STR(x) NET_BUF_STR2(x)
+#define NET_BUF_STORAGE(name, bytes)                                                      \
+	__asm__(".pushsection .bss." #name ",\"aw\",%nobits\n\t.balign 4\n\t.skip 1\n\t"   \
+		".type " #name ", %object\n" #name ":\n\t.skip " NET_BUF_STR(bytes) "\n\t"     \
+		".size " #name ", . - " #name "\n\t.popsection");                          \
+	extern uint8_t name[]
+#else
+#define NET_BUF_STORAGE(name, bytes) static uint8_t name[bytes] __aligned(4)
+#endif
+
 #define NET_BUF_POOL_FIXED_DEFINE(pname, cnt, sz)                                       \
 	static struct net_buf pname##_bufs[cnt];                                        \
-	static uint8_t pname##_storage[(cnt) * ROUND_UP(sz, 4)] __aligned(4);            \
+	NET_BUF_STORAGE(pname##_storage, (cnt) * ROUND_UP(sz, 4));                      \
 	static struct net_buf_pool_fixed pname##_fixed = {.data_pool = pname##_storage,  \
 							   .data_size = ROUND_UP(sz, 4)}; \
 	static const struct net_buf_data_alloc pname##_alloc = {                         \

@@ -22,9 +22,16 @@ struct log_source {
 	uint8_t level;
 };
 
+/* CONFIG_LOG_OVERRIDE_LEVEL (DEBUG=on: 4) replaces every module's default level. */
+#if defined(CONFIG_LOG_OVERRIDE_LEVEL) && CONFIG_LOG_OVERRIDE_LEVEL > 0
+#define LOG_LEVEL_OF(default_level) CONFIG_LOG_OVERRIDE_LEVEL
+#else
+#define LOG_LEVEL_OF(default_level) (default_level)
+#endif
+
 #define LOG_MODULE_REGISTER(mod, default_level)                                           \
 	struct log_source log_source_##mod __attribute__((section(".log_sources"), used)) = { \
-		#mod, (default_level)};                                                    \
+		#mod, LOG_LEVEL_OF(default_level)};                                        \
 	static struct log_source *const log_current __unused = &log_source_##mod
 
 /* Another file of an already registered module. */
