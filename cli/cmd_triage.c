@@ -331,60 +331,20 @@ typedef struct tbench {
 	char label[160];            /* what the samples came from, for the output */
 } tbench;
 
-/* The MPU's registers over SWD (ARMv7-M/ARMv8-M B3.5): TYPE, CTRL, CCR or MAIR0/1, then
- * RBAR and RASR/RLAR of each region, selected by RNR in the same packet. */
-static int read_mpu(xb_session *s, tbench *b, xb_err *err)
-{
-	xb_mpu *m = &b->mpu;
-	memset(m, 0, sizeof *m);
-	m->arch = b->tg->mpu;
-	int v8 = m->arch == XB_MPU_ARMV8M;
-	xb_mem_access a[4] = {{.addr = XB_MPU_TYPE_ADDR}, {.addr = XB_MPU_CTRL_ADDR},
-			      {.addr = v8 ? XB_MPU_MAIR0_ADDR : XB_SCB_CCR_ADDR},
-			      {.addr = XB_MPU_MAIR1_ADDR}};
-	xb_report rep;
-	if (session_swd_access(s, a, v8 ? 4 : 3, &rep) != 0)
-		return xb_fail(err, "reading the MPU over SWD: %s", rep.msg);
-	m->type = a[0].value;
-	m->ctrl = a[1].value;
-	if (v8) {
-		m->mair[0] = a[2].value;
-		m->mair[1] = a[3].value;
-	} else {
-		m->have_ccr = 1;
-		m->ccr = a[2].value;
-	}
-	m->nregions = (int)((m->type >> 8) & 0xFF);
-	if (m->nregions > XB_MPU_MAX_REGIONS)
-		m->nregions = XB_MPU_MAX_REGIONS;
-	for (int r = 0; r < m->nregions; r++) {
-		xb_mem_access g[3] = {{.addr = XB_MPU_RNR_ADDR, .value = (uint32_t)r, .write = 1},
-				      {.addr = XB_MPU_RBAR_ADDR},
-				      {.addr = v8 ? XB_MPU_RLAR_ADDR : XB_MPU_RASR_ADDR}};
-		if (session_swd_access(s, g, 3, &rep) != 0)
-			return xb_fail(err, "reading MPU region %d over SWD: %s", r, rep.msg);
-		m->region[r].given = 1;
-		m->region[r].rbar = g[1].value;
-		if (v8)
-			m->region[r].rlar = g[2].value;
-		else
-			m->region[r].rasr = g[2].value;
-	}
-	b->have_mpu = 1;
-	return 0;
-}
-
 /* XIP_CTRL over SWD, at the target's address (a target without it: not read), and the MPU
  * where the target's flash cacheability is the MPU's. */
 static int bench_ready(xb_session *s, void *ctx, xb_err *err)
 {
 	tbench *b = ctx;
-	if (b->tg->mpu != XB_MPU_NONE && read_mpu(s, b, err) != 0)
-		return -1;
+	xb_report rep;
+	if (b->tg->mpu != XB_MPU_NONE) {
+		if (session_read_mpu(s, &b->mpu, &rep) != 0)
+			return xb_fail(err, "%s", rep.msg);
+		b->have_mpu = 1;
+	}
 	if (!b->tg->reg_ctrl)
 		return 0;
 	xb_mem_access a = {.addr = b->tg->reg_ctrl};
-	xb_report rep;
 	if (session_swd_access(s, &a, 1, &rep) != 0)
 		return xb_fail(err, "reading XIP_CTRL (0x%08x) over SWD: %s", b->tg->reg_ctrl, rep.msg);
 	b->have_ctrl = 1;

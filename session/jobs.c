@@ -10,7 +10,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
+#include "../core/mpu.h"
 #include "../core/trace.h"
 #include "../probe/adiv5.h"
 #include "../probe/cortexm.h"
@@ -299,6 +301,8 @@ int session_swd_access(xb_session *s, xb_mem_access *acc, size_t n, xb_report *r
 {
 	if (!s->pipe)
 		return report_fail(rep, XB_STATUS_PROBE_GONE, "no probe: %s", s->status.msg);
+	if (s->paused || s->pause_pending)
+		return report_fail(rep, XB_STATUS_PROBE_WAIT, "the bench is paused");
 	if (n == 0 || n > SWD_ACCESS_MAX)
 		return report_fail(rep, XB_STATUS_PROBE_FAULT, "%zu accesses in one packet (1 to %d)",
 				   n, SWD_ACCESS_MAX);
@@ -318,9 +322,14 @@ int session_swd_access(xb_session *s, xb_mem_access *acc, size_t n, xb_report *r
 	if (dap_pipe_queue(s->pipe, pkt, len, on_swd_access, &w, &err) != 0)
 		return report_fail(rep, XB_STATUS_PROBE_GONE, "over SWD: %s", err.msg);
 	uint64_t until = s->now + SWD_ACCESS_WAIT_NS;
+	struct timespec t0, t1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	while (!w.done) {
 		if (session_pump(s) != 0 || s->now > until || !s->pipe)
 			break;
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		if (!s->virtual_time && t1.tv_sec - t0.tv_sec > 2)
+			break; /* a live bench whose clock stands still */
 		if (!s->virtual_time) {
 			struct pollfd fds[8];
 			int nf = session_pollfds(s, fds, 8);
@@ -340,6 +349,47 @@ int session_swd_access(xb_session *s, xb_mem_access *acc, size_t n, xb_report *r
 	for (size_t i = 0; i < n; i++)
 		if (!acc[i].write)
 			acc[i].value = w.x[2 * i + 1].value;
+	return 0;
+}
+
+int session_read_mpu(xb_session *s, xb_mpu *m, xb_report *rep)
+{
+	memset(m, 0, sizeof *m);
+	if (s->tg.mpu == XB_MPU_NONE)
+		return report_fail(rep, XB_STATUS_UNSUPPORTED, "the target %s has no MPU that sets "
+				   "the flash's cacheability", s->tg.name);
+	m->arch = s->tg.mpu;
+	int v8 = m->arch == XB_MPU_ARMV8M;
+	xb_mem_access a[4] = {{.addr = XB_MPU_TYPE_ADDR}, {.addr = XB_MPU_CTRL_ADDR},
+			      {.addr = v8 ? XB_MPU_MAIR0_ADDR : XB_SCB_CCR_ADDR},
+			      {.addr = XB_MPU_MAIR1_ADDR}};
+	if (session_swd_access(s, a, v8 ? 4 : 3, rep) != 0)
+		return -1;
+	m->type = a[0].value;
+	m->ctrl = a[1].value;
+	if (v8) {
+		m->mair[0] = a[2].value;
+		m->mair[1] = a[3].value;
+	} else {
+		m->have_ccr = 1;
+		m->ccr = a[2].value;
+	}
+	m->nregions = (int)((m->type >> 8) & 0xFF);
+	if (m->nregions > XB_MPU_MAX_REGIONS)
+		m->nregions = XB_MPU_MAX_REGIONS;
+	for (int r = 0; r < m->nregions; r++) {
+		xb_mem_access g[3] = {{.addr = XB_MPU_RNR_ADDR, .value = (uint32_t)r, .write = 1},
+				      {.addr = XB_MPU_RBAR_ADDR},
+				      {.addr = v8 ? XB_MPU_RLAR_ADDR : XB_MPU_RASR_ADDR}};
+		if (session_swd_access(s, g, 3, rep) != 0)
+			return -1;
+		m->region[r].given = 1;
+		m->region[r].rbar = g[1].value;
+		if (v8)
+			m->region[r].rlar = g[2].value;
+		else
+			m->region[r].rasr = g[2].value;
+	}
 	return 0;
 }
 

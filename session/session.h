@@ -194,6 +194,12 @@ int session_xip_cache(xb_session *s, int on, xb_report *rep);
  * fill acc[i].value. Waits for the answer (pumping the session; in virtual time the board
  * runs meanwhile), at most 2 s of bench time. 0, or -1 with rep (no probe, FAULT, WAIT). */
 int session_swd_access(xb_session *s, xb_mem_access *acc, size_t n, xb_report *rep);
+/* The MPU's registers (core/mpu.h) over SWD, for a target whose file names its MPU
+ * (ARMv7-M/ARMv8-M B3.5): TYPE, CTRL, CCR or MAIR0/1, then RBAR and RASR/RLAR of each
+ * region, selected by RNR in the same packet. 0, or -1 with rep (no MPU in the target, no
+ * probe, FAULT). */
+struct xb_mpu;
+int session_read_mpu(xb_session *s, struct xb_mpu *m, xb_report *rep);
 
 /* ---- Reflashing in place ---- */
 

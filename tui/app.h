@@ -192,6 +192,8 @@ void app_triage_update(xb_app *a);
 void app_triage_close(xb_app *a);
 /* A trace file of the image the bench runs now (`:trace FILE`) for the next triage. */
 void app_triage_trace(xb_app *a, const char *path);
+/* The board changed under the triage (XIP_CTRL written): run it again when shown. */
+void app_triage_invalidate(xb_app *a);
 /* `try`: the triage panel's selected finding's command, run as if typed; a layout edit is
  * then tried by the loop (relink, verify, flash, measure). */
 int act_try(xb_app *a, int argc, char **argv, char *msg, size_t cap);

@@ -413,6 +413,7 @@ int act_xip_cache(xb_app *a, int argc, char **argv, char *msg, size_t cap)
 	int on = strcmp(argv[1], "on") == 0;
 	if (session_xip_cache(a->s, on, &rep) != 0)
 		return act_done(msg, cap, XB_ACT_ERROR, "%s", rep.msg);
+	app_triage_invalidate(a);
 	return act_done(msg, cap, 0, "the XIP cache is %s%s", on ? "on" : "off",
 		    on ? "" : " (a measurement now shows what a build that leaves it off costs)");
 }

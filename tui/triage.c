@@ -9,6 +9,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "../core/mpu.h"
 #include "../core/trace.h"
 #include "../core/triage.h"
 #include "../panels/widgets.h"
@@ -42,6 +43,10 @@ struct app_triage {
 	unsigned file_trace_key;
 	xb_samples smp;
 	int scaled;             /* smp holds fewer samples than the window */
+	/* the chip's registers, read over SWD at each run */
+	int have_ctrl, have_mpu;
+	uint32_t ctrl;
+	xb_mpu mpu;
 	/* what the model shows */
 	char samples_text[128], trace_text[160], error[sizeof((xb_err *)0)->msg];
 };
@@ -223,6 +228,37 @@ static int read_files(xb_app *a, app_triage *tr, const char *image, xb_err *err)
 
 /* ---- Running it ---- */
 
+void app_triage_invalidate(xb_app *a)
+{
+	if (a->triage)
+		a->triage->ran = 0;
+}
+
+/* XIP_CTRL and, on a target whose MPU sets the flash's cacheability, the MPU: read over SWD
+ * through the session's probe, as the command line's --bench does. A bench without a probe
+ * (or one that fails) leaves them out: the rules say so. */
+static void read_registers(xb_app *a, app_triage *tr, const xb_target *tg, char *note, size_t cap)
+{
+	tr->have_ctrl = tr->have_mpu = 0;
+	note[0] = 0;
+	if (!a->s)
+		return;
+	xb_report rep;
+	if (tg->reg_ctrl) {
+		xb_mem_access acc = {.addr = tg->reg_ctrl};
+		if (session_swd_access(a->s, &acc, 1, &rep) == 0) {
+			tr->have_ctrl = 1;
+			tr->ctrl = acc.value;
+			snprintf(note, cap, ", XIP_CTRL 0x%08x", acc.value);
+		}
+	}
+	if (tg->mpu != XB_MPU_NONE && session_read_mpu(a->s, &tr->mpu, &rep) == 0) {
+		tr->have_mpu = 1;
+		snprintf(note + strlen(note), cap - strlen(note), ", the MPU's %d regions",
+			 tr->mpu.nregions);
+	}
+}
+
 static void run(xb_app *a, app_triage *tr, const xb_trace *trace)
 {
 	const xb_model *m = &a->model;
@@ -235,16 +271,22 @@ static void run(xb_app *a, app_triage *tr, const xb_trace *trace)
 		app_message(a, 1, "triage: %s", err.msg);
 		return;
 	}
+	const xb_target *tg = m->tg ? m->tg : &a->tg;
+	char regs[64];
+	read_registers(a, tr, tg, regs, sizeof regs);
 	if (m->prof) {
 		tr->scaled = live_samples(m->prof, m->img, m->window, &tr->smp);
-		snprintf(tr->samples_text, sizeof tr->samples_text, "live profile, %s, %s%s",
+		snprintf(tr->samples_text, sizeof tr->samples_text, "live profile, %s, %s%s%s",
 			 wg_window_name(m->window),
 			 m->subtract ? "idle subtracted" : "idle not subtracted",
-			 tr->scaled ? ", scaled down" : "");
+			 tr->scaled ? ", scaled down" : "", regs);
 	}
 	xb_triage_in in = {0};
 	in.img = m->img;
-	in.tg = m->tg ? m->tg : &a->tg;
+	in.tg = tg;
+	in.have_xip_ctrl = tr->have_ctrl;
+	in.xip_ctrl = tr->ctrl;
+	in.mpu = tr->have_mpu ? &tr->mpu : NULL;
 	in.samples = m->prof && tr->smp.n ? &tr->smp : NULL;
 	in.trace = trace;
 	in.elf = (const uint8_t *)tr->elf;

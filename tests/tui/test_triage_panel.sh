@@ -120,6 +120,17 @@ wait_for 10 pane_has tr "the loop: relink, verify, flash, measure (after $preset
 keys tr X
 wait_for 120 pane_matches tr 'running *│?$|running$' && ok "tr: X cancels the loop; the board runs on" ||
 	{ not_ok "tr: not running after X"; pane tr | head -n 1 | sed 's/^/# /'; }
+# the cache switched off over SWD: the triage reads XIP_CTRL again and says so
+pane_matches tr 'XIP_CTRL 0x00000003' && ok "tr: the header gives XIP_CTRL as read over SWD (0x00000003)" ||
+	{ not_ok "tr: no XIP_CTRL in the header"; pane tr | sed 's/^/# /' | head -n 4; }
+keys tr ":xip-cache off" Enter
+wait_for 30 pane_matches tr '^│severe +cache-off +the flash cache is off' &&
+	wait_for 10 pane_matches tr 'XIP_CTRL 0x00000002' &&
+	ok "tr: :xip-cache off: cache-off is severe from XIP_CTRL 0x00000002" ||
+	{ not_ok "tr: no cache-off after :xip-cache off"; pane tr | sed 's/^/# /' | head -n 14; }
+keys tr ":xip-cache on" Enter
+wait_for 30 pane_matches tr 'XIP_CTRL 0x00000003' && ! pane_matches tr '^│severe +cache-off' &&
+	ok "tr: :xip-cache on: the finding is gone" || not_ok "tr: cache-off stays after :xip-cache on"
 keys tr q
 restored tr 0
 clean tr
