@@ -70,6 +70,8 @@ typedef struct exp_row {
 	char *map;            /* another image: the measured image's map */
 	char *skip;           /* another image: why this layout could not be planned */
 	double seconds;       /* wall time of plan, relink and measurement */
+	double plan_seconds;  /* planning alone */
+	xb_plan_search_stats search;
 } exp_row;
 
 static exp_variant variants[V_N] = {
@@ -142,7 +144,13 @@ typedef struct exp_ctx {
 	double started;
 	int ext;                     /* another image: img */
 	exp_image img;
+	uint64_t search_moves, seed; /* the colouring's local search (xb_plan_input) */
+	double search_seconds;
 } exp_ctx;
+
+/* The local search of the colour and SRAM rows, unless --search-moves says otherwise. */
+#define EXP_SEARCH_MOVES 400000
+#define EXP_SEARCH_SECONDS 25.0
 
 static double wall_now(void)
 {
@@ -257,7 +265,10 @@ static int run_row(exp_ctx *c, exp_row *r, xb_err *err)
 				   .trace = profiles[r->profile].trace,
 				   .predict_trace = predict_trace(r->profile), .strategy = r->strategy,
 				   .sram_budget = r->sram_budget, .pad_budget = 32768,
-				   .sram_libs = r->sram_libs, .dir = dir, .map = stock_map};
+				   .sram_libs = r->sram_libs, .dir = dir, .map = stock_map,
+				   .search_moves = (uint32_t)c->search_moves,
+				   .search_seconds = c->search_moves ? c->search_seconds : 0,
+				   .search_seed = c->seed};
 		int relink = !c->ext || c->img.command;
 		if (relink)
 			progress(c, "%s: plan (%s), relink, verify", r->name, r->strategy);
@@ -275,6 +286,15 @@ static int run_row(exp_ctx *c, exp_row *r, xb_err *err)
 		if (rc == 0) {
 			r->pred = pr.pred;
 			r->predicted = 1;
+			r->plan_seconds = pr.plan_seconds;
+			r->search = pr.search;
+			if (pr.search.moves)
+				progress(c, "%s: planned in %.1f s; the search tried %u candidates, %.1f -> "
+					    "%.1f misses per echo on the planning trace",
+					 r->name, pr.plan_seconds, pr.search.moves, pr.search.start_misses,
+					 pr.search.end_misses);
+			else
+				progress(c, "%s: planned in %.2f s", r->name, pr.plan_seconds);
 		}
 		if (!relink) {
 			/* the plan's prediction is all there is: the row says so */
@@ -419,6 +439,31 @@ static const char *row_label(const exp_row *r, char *buf, size_t cap)
 	return buf;
 }
 
+/* The planned rows: planning time, the search, and misses per echo against the OPT bound
+ * and the stock layout. */
+static void planning_table(const exp_ctx *c, xb_strbuf *sb)
+{
+	const exp_row *s = &rows[0];
+	int any = 0;
+	for (size_t i = 0; i < NROWS; i++) {
+		const exp_row *r = &rows[i];
+		if (!r->ok || !r->strategy || !r->predicted)
+			continue;
+		if (!any++)
+			sb_printf(sb, "\nPlanning (seed %llu)                       Plan time  Candidates  "
+				      "Misses/echo  x OPT bound  x stock\n",
+				  (unsigned long long)c->seed);
+		double m = r->measured ? r->m.misses_per_echo : r->pred.misses_per_echo;
+		double stock = s->ok ? s->m.misses_per_echo : NAN;
+		char label[96];
+		sb_printf(sb, "%-42.42s %8.2f s  %10u  %11.1f  %11.2f  %7.3f\n",
+			  row_label(r, label, sizeof label), r->plan_seconds, r->search.moves, m,
+			  r->pred.opt_bound_per_echo > 0 ? m / r->pred.opt_bound_per_echo : NAN,
+			  stock > 0 ? m / stock : NAN);
+	}
+	(void)c;
+}
+
 /* The study's two tables (core/export.c's), the stock footprint and the method. */
 static void print_tables(const exp_ctx *c, FILE *f)
 {
@@ -455,6 +500,7 @@ static void print_tables(const exp_ctx *c, FILE *f)
 		}
 		sb_puts(&sb, "\n");
 	}
+	planning_table(c, &sb);
 	xb_method m;
 	session_measure_method(&c->m, &m);
 	export_method_text(&method, &m, 1);
@@ -569,6 +615,8 @@ static void print_json(const exp_ctx *c, FILE *f)
 			(unsigned long long)r->m.misses_traffic, r->m.flashed_bytes);
 		json_num(f, "flash_seconds", r->m.flash_s, 6);
 		json_num(f, "loop_wall_seconds", r->seconds, 3);
+		json_num(f, "plan_seconds", r->strategy ? r->plan_seconds : NAN, 3);
+		fprintf(f, ", \"search_candidates\": %u", r->search.moves);
 		fputc('}', f);
 	}
 	fputs("]}\n", f);
@@ -657,6 +705,10 @@ static const char usage[] =
 	"  --build-command TEMPLATE\n"
 	"                   relinks a layout ({layout_dir}, {build_dir}, {elf}, {name}; see\n"
 	"                   docs/cli.md): the planned layouts are relinked and measured\n"
+	"  --search-moves N the colouring's local search (colour and SRAM rows): N candidates,\n"
+	"                   each judged by exact trace replay (default 400000; 0: greedy only)\n"
+	"  --search-seconds S  at most S seconds of search per layout (default 25)\n"
+	"  --seed N         the search's random seed (default 1)\n"
 	"  -h, --help       print this text\n"
 	"\n"
 	"layouts: stock, lto, hot, colour, lto-colour, xip-off, colour-sram-4k, -8k, -12k,\n"
@@ -814,7 +866,7 @@ static int run_experiment(int argc, char **argv)
 {
 	enum { O_QUICK = 256, O_OUT, O_DB, O_FW, O_LAYOUTS, O_PINGS, O_PCAPS, O_JSON, O_ELF,
 	       O_MAP, O_ZEPHYR, O_PICO, O_DEVICE_IP, O_PEER_IP, O_NETMASK, O_DHCP, O_UDP_PORT,
-	       O_BUILD_CMD };
+	       O_BUILD_CMD, O_MOVES, O_SECONDS, O_SEED };
 	static const struct option opts[] = {
 		{"quick", no_argument, 0, O_QUICK},
 		{"out", required_argument, 0, O_OUT},
@@ -834,12 +886,18 @@ static int run_experiment(int argc, char **argv)
 		{"dhcp", no_argument, 0, O_DHCP},
 		{"udp-port", required_argument, 0, O_UDP_PORT},
 		{"build-command", required_argument, 0, O_BUILD_CMD},
+		{"search-moves", required_argument, 0, O_MOVES},
+		{"search-seconds", required_argument, 0, O_SECONDS},
+		{"seed", required_argument, 0, O_SEED},
 		{0, 0, 0, 0},
 	};
 	exp_ctx c;
 	memset(&c, 0, sizeof c);
 	c.cmd = "experiment";
 	c.started = wall_now();
+	c.search_moves = EXP_SEARCH_MOVES;
+	c.search_seconds = EXP_SEARCH_SECONDS;
+	c.seed = 1;
 	exp_image *im = &c.img;
 	const char *out = "xipbench-experiment", *db = NULL, *fw = NULL, *layouts = NULL;
 	const char *zephyr = NULL, *pico = NULL;
@@ -877,6 +935,21 @@ static int run_experiment(int argc, char **argv)
 			im->board.udp_port = port;
 			break;
 		case O_BUILD_CMD: im->command = optarg; break;
+		case O_MOVES:
+			if (xb_parse_u64(optarg, &c.search_moves) || c.search_moves > UINT32_MAX)
+				return cli_usage_error(c.cmd, "bad --search-moves '%s'", optarg);
+			break;
+		case O_SECONDS: {
+			char *end;
+			c.search_seconds = strtod(optarg, &end);
+			if (end == optarg || *end || !(c.search_seconds > 0))
+				return cli_usage_error(c.cmd, "bad --search-seconds '%s'", optarg);
+			break;
+		}
+		case O_SEED:
+			if (xb_parse_u64(optarg, &c.seed))
+				return cli_usage_error(c.cmd, "bad --seed '%s'", optarg);
+			break;
 		default:
 			return cli_usage_error(c.cmd, "unknown or incomplete option '%s'",
 					       argv[optind - 1]);

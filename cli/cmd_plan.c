@@ -13,6 +13,7 @@ static const char usage[] =
 	"usage: xipbench plan --elf ELF [--map MAP] [--samples FILE] [--trace FILE]\n"
 	"                     --strategy hot|colour|sram|names|noalloc [--sram-budget BYTES]\n"
 	"                     [--sram-libraries LIB,...] [--pad-budget BYTES]\n"
+	"                     [--search-moves N] [--search-seconds S] [--seed N]\n"
 	"                     [--target NAME] --out DIR [--json]\n"
 	"\n"
 	"Plans a layout of the image's functions and writes it to DIR: layout.txt, addresses.txt\n"
@@ -37,13 +38,19 @@ static const char usage[] =
 	"                       densest ones; the budget does not apply\n"
 	"  --pad-budget BYTES   colouring padding (default 32768)\n"
 	"  --target NAME        target name or file (default rp2040)\n"
+	"  --search-moves N     colour/sram with --trace: improve the colouring by a local\n"
+	"                       search of N candidates, each judged by exact trace replay\n"
+	"                       (default 0: the greedy colouring alone)\n"
+	"  --search-seconds S   stop the search after S seconds (default 30)\n"
+	"  --seed N             the search's random seed (default 1): the same seed and\n"
+	"                       moves give the same layout\n"
 	"  --out DIR            where to write the layout (created)\n"
 	"  --json               print the result as JSON (keys in docs/cli.md)\n";
 
 static int run_plan(int argc, char **argv)
 {
 	enum { O_SAMPLES = 1, O_TRACE, O_STRATEGY, O_SRAM, O_LIBS, O_PAD,
-	       O_OUT, O_JSON };
+	       O_OUT, O_JSON, O_MOVES, O_SECONDS, O_SEED };
 	static const struct option opts[] = {
 		CLI_LOAD_LONGOPTS,
 		{"samples", required_argument, 0, O_SAMPLES},
@@ -53,12 +60,16 @@ static int run_plan(int argc, char **argv)
 		{"sram-libraries", required_argument, 0, O_LIBS},
 		{"pad-budget", required_argument, 0, O_PAD},
 		{"out", required_argument, 0, O_OUT},
+		{"search-moves", required_argument, 0, O_MOVES},
+		{"search-seconds", required_argument, 0, O_SECONDS},
+		{"seed", required_argument, 0, O_SEED},
 		{"json", no_argument, 0, O_JSON},
 		{0, 0, 0, 0},
 	};
 	cli_load_opts lo = {.need_map = 1};
 	const char *samples = NULL, *trace = NULL, *strategy = NULL, *out = NULL, *libs = NULL;
-	uint64_t sram_budget = 12288, pad_budget = 32768;
+	uint64_t sram_budget = 12288, pad_budget = 32768, moves = 0, seed = 1;
+	double seconds = 30;
 	int json = 0, c;
 	cli_build_arg ba = {NULL, XB_BUILD_OTHER, 0};
 	optind = 1;
@@ -86,6 +97,21 @@ static int run_plan(int argc, char **argv)
 				return cli_usage_error("plan", "bad --pad-budget '%s'", optarg);
 			break;
 		case O_OUT: out = optarg; break;
+		case O_MOVES:
+			if (xb_parse_u64(optarg, &moves) != 0 || moves > UINT32_MAX)
+				return cli_usage_error("plan", "bad --search-moves '%s'", optarg);
+			break;
+		case O_SECONDS: {
+			char *end;
+			seconds = strtod(optarg, &end);
+			if (end == optarg || *end || !(seconds > 0))
+				return cli_usage_error("plan", "bad --search-seconds '%s'", optarg);
+			break;
+		}
+		case O_SEED:
+			if (xb_parse_u64(optarg, &seed) != 0)
+				return cli_usage_error("plan", "bad --seed '%s'", optarg);
+			break;
 		case O_JSON: json = 1; break;
 		default: return cli_usage_error("plan", "unknown or incomplete option '%s'", argv[optind - 1]);
 		}
@@ -111,7 +137,11 @@ static int run_plan(int argc, char **argv)
 	if (cli_load("plan", &lo, &tg, &img) != 0)
 		return XB_EXIT_FAIL;
 	xb_plan_input in = {.img = &img, .tg = &tg, .sram_budget = (uint32_t)sram_budget,
-			    .pad_budget = (uint32_t)pad_budget, .sram_libraries = libs};
+			    .pad_budget = (uint32_t)pad_budget, .sram_libraries = libs,
+			    .search_moves = (uint32_t)moves, .search_seconds = moves ? seconds : 0,
+			    .search_seed = seed};
+	xb_plan_search_stats ss = {0};
+	in.search_stats = &ss;
 	xb_plan_inputs ci;
 	xb_err err;
 	if (plan_inputs_load(&ci, samples, trace, &in, &err) != 0) {
@@ -133,6 +163,10 @@ static int run_plan(int argc, char **argv)
 		goto done;
 	}
 	cli_report_print(&r, json, stdout);
+	if (!json && ss.moves)
+		printf("  search: %u candidates (%u taken, %u restarts) in %.1f s: %.1f -> %.1f misses "
+		       "per echo on the planning trace\n", ss.moves, ss.accepted, ss.restarts,
+		       ss.seconds, ss.start_misses, ss.end_misses);
 	if (!json)
 		printf("  wrote %s/: layout.txt, addresses.txt and the linker fragments\n", out);
 	rc = XB_EXIT_OK;

@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -88,7 +89,10 @@ int exp_plan(const xb_target *tg, exp_plan_req *req, xb_err *err)
 		return -1;
 	int rc = -1;
 	xb_plan_input in = {.img = &img, .tg = tg, .sram_budget = req->sram_budget,
-			    .pad_budget = req->pad_budget, .sram_libraries = req->sram_libs};
+			    .pad_budget = req->pad_budget, .sram_libraries = req->sram_libs,
+			    .search_moves = req->search_moves, .search_seconds = req->search_seconds,
+			    .search_seed = req->search_seed, .search_stats = &req->search};
+	memset(&req->search, 0, sizeof req->search);
 	xb_plan_inputs ci, cp;
 	memset(&cp, 0, sizeof cp);
 	if (plan_inputs_load(&ci, req->samples, req->trace, &in, err) != 0) {
@@ -97,8 +101,12 @@ int exp_plan(const xb_target *tg, exp_plan_req *req, xb_err *err)
 	}
 	xb_layout l;
 	layout_init(&l);
+	struct timespec t0, t1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	if (pl->plan(&in, &l, err) != 0)
 		goto done;
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	req->plan_seconds = (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) * 1e-9;
 	if (plan_write_layout_dir(&in, &l, req->dir, err) != 0)
 		goto done;
 	xb_plan_input pin = in;

@@ -104,8 +104,13 @@ typedef struct exp_plan_req {
 	uint32_t sram_budget, pad_budget;
 	const char *sram_libs;
 	const char *dir;
+	uint32_t search_moves;  /* the colouring's local search (xb_plan_input) */
+	double search_seconds;
+	uint64_t search_seed;
 	/* out */
 	xb_prediction pred;
+	xb_plan_search_stats search;
+	double plan_seconds;    /* planning alone (wall clock) */
 } exp_plan_req;
 int exp_plan(const xb_target *tg, exp_plan_req *req, xb_err *err);
 /* The stock layout's prediction from a trace (the measured workload); map NULL: next to

@@ -14,6 +14,16 @@
 #include "trace.h"
 #include "util.h"
 
+/* What the colouring's local search (core/plan_search.c) did. */
+typedef struct xb_plan_search_stats {
+	uint32_t moves, accepted, restarts;
+	double start_misses, end_misses; /* misses per echo of the planning trace, by full
+					  * replay: the greedy colouring's and the result's */
+	double model_start, model_end;   /* the same by the search's per-set model, over the
+					  * first echoes it replays (all of a short trace) */
+	double seconds;
+} xb_plan_search_stats;
+
 typedef struct xb_plan_input {
 	const xb_image *img;      /* with a map and resolved alignments */
 	const xb_target *tg;
@@ -25,6 +35,14 @@ typedef struct xb_plan_input {
 				   * sram/names move every function of these instead, whatever
 				   * the budget; NULL: the densest functions within the budget */
 	uint32_t pad_budget;      /* bytes of padding the colouring may add */
+	/* With a trace, colour and sram improve the greedy colouring by a local search judged
+	 * by exact replay (core/plan_search.c) for at most search_moves candidates (0: no
+	 * limit) and search_seconds (0: no limit); both 0: no search. The same seed and moves
+	 * give the same layout when the time limit does not end the search first. */
+	uint32_t search_moves;
+	double search_seconds;
+	uint64_t search_seed;
+	xb_plan_search_stats *search_stats; /* NULL, or gets what the search did */
 } xb_plan_input;
 
 typedef struct xb_planner {

@@ -688,6 +688,8 @@ int plan_colour_or_pack(const xb_plan_input *in, const xb_heat *h, const int *fu
 	pin.trace = planning_trace(in->trace, &stretch);
 	double misses;
 	int rc = colour_functions(&pin, h, funcs, n, out, &misses, err);
+	if (rc == 0 && pin.trace)
+		rc = plan_search(&pin, out, &misses, err);
 	if (rc == 0 && prefer_better(&pin, h, out, misses, &packed, err) < 0)
 		rc = -1;
 	if (pin.trace != in->trace)

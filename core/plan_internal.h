@@ -55,6 +55,11 @@ int plan_select_sram(const xb_plan_input *in, const xb_heat *h, const int *hot, 
 int plan_colour_or_pack(const xb_plan_input *in, const xb_heat *h, const int *funcs,
 			size_t n, xb_layout *out, xb_err *err);
 
+/* Improves the coloured layout l (misses: its replayed misses per echo, or NaN) by the
+ * local search of plan_search.c within in->pad_budget; l and *misses change only for a
+ * layout the full replay finds better. */
+int plan_search(const xb_plan_input *in, xb_layout *l, double *misses, xb_err *err);
+
 /* ---- cache colouring: plan_colour.c builds candidate layouts with the walk of
  * plan_colour_walk.c and keeps the best ---- */
 
