@@ -461,7 +461,8 @@ static void planning_table(const exp_ctx *c, xb_strbuf *sb)
 			  r->pred.opt_bound_per_echo > 0 ? m / r->pred.opt_bound_per_echo : NAN,
 			  stock > 0 ? m / stock : NAN);
 	}
-	(void)c;
+	if (any)
+		sb_puts(sb, "\n");
 }
 
 /* The study's two tables (core/export.c's), the stock footprint and the method. */

@@ -310,7 +310,8 @@ static uint64_t model_try(model *m, const xb_placement *p, int32_t *dl, uint8_t 
 			return UINT64_MAX;
 		}
 		dl[s] = (int32_t)d >> m->line_shift;
-		moved[s] = 1;
+		/* 2: by whole ways, its sets and their misses stay (only its lines' tags change) */
+		moved[s] = ((uint32_t)dl[s] & mask) ? 1 : 2;
 		list[(*nlist)++] = (uint32_t)s;
 	}
 	if (++m->stamp_now == 0) {
@@ -320,7 +321,7 @@ static uint64_t model_try(model *m, const xb_placement *p, int32_t *dl, uint8_t 
 	size_t nt = 0;
 	for (size_t k = 0; k < *nlist; k++) {
 		uint32_t s = list[k];
-		for (uint32_t j = m->sec_start[s]; j < m->sec_start[s + 1]; j++) {
+		for (uint32_t j = m->sec_start[s]; j < m->sec_start[s + 1] && moved[s] == 1; j++) {
 			uint32_t i = m->sec_acc[j];
 			uint32_t sets[2] = {m->line[i] & mask, (m->line[i] + (uint32_t)dl[s]) & mask};
 			for (int q = 0; q < 2; q++) {
@@ -343,7 +344,7 @@ static uint64_t model_try(model *m, const xb_placement *p, int32_t *dl, uint8_t 
 		x->n = 0;
 		for (size_t k = 0; k < old->n; k++) {
 			int32_t s = m->sec[old->v[k]];
-			if (s < 0 || !moved[s])
+			if (s < 0 || moved[s] != 1)
 				idx_push(x, old->v[k]);
 		}
 	}
@@ -352,6 +353,8 @@ static uint64_t model_try(model *m, const xb_placement *p, int32_t *dl, uint8_t 
 		m->len0[t] = m->tmp[t].n;
 	for (size_t k = 0; k < *nlist; k++) {
 		uint32_t s = list[k];
+		if (moved[s] != 1)
+			continue;
 		for (uint32_t j = m->sec_start[s]; j < m->sec_start[s + 1]; j++) {
 			uint32_t i = m->sec_acc[j];
 			idx_push(&m->tmp[m->slot[(m->line[i] + (uint32_t)dl[s]) & mask]], i);
