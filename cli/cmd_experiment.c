@@ -149,8 +149,8 @@ typedef struct exp_ctx {
 } exp_ctx;
 
 /* The local search of the colour and SRAM rows, unless --search-moves says otherwise. */
-#define EXP_SEARCH_MOVES 400000
-#define EXP_SEARCH_SECONDS 25.0
+#define EXP_SEARCH_MOVES 150000
+#define EXP_SEARCH_SECONDS 60.0
 
 static double wall_now(void)
 {
@@ -289,10 +289,13 @@ static int run_row(exp_ctx *c, exp_row *r, xb_err *err)
 			r->plan_seconds = pr.plan_seconds;
 			r->search = pr.search;
 			if (pr.search.moves)
-				progress(c, "%s: planned in %.1f s; the search tried %u candidates, %.1f -> "
-					    "%.1f misses per echo on the planning trace",
-					 r->name, pr.plan_seconds, pr.search.moves, pr.search.start_misses,
-					 pr.search.end_misses);
+				progress(c, "%s: planned in %.1f s; the search tried %u candidates (%u SRAM "
+					    "trades, %u exchanges)%s, %.1f -> %.1f misses per echo on the "
+					    "planning trace",
+					 r->name, pr.plan_seconds, pr.search.moves, pr.search.trades,
+					 pr.search.exchanges,
+					 pr.search.timed_out ? ", stopped by --search-seconds" : "",
+					 pr.search.start_misses, pr.search.end_misses);
 			else
 				progress(c, "%s: planned in %.2f s", r->name, pr.plan_seconds);
 		}
@@ -310,6 +313,18 @@ static int run_row(exp_ctx *c, exp_row *r, xb_err *err)
 			r->elf = xasprintf("%s/%s/layouts/%s/echo.elf", c->fwbuild, v->name, r->name);
 			rc = exp_relink(&c->tg, v->elf, c->fwbuild, v->arg, dir, r->name, r->elf, c->log,
 					err);
+		}
+		if (rc == 0 && r->profile >= 0) {
+			/* the relinked image's prediction: its veneers where GNU ld put them */
+			xb_prediction built;
+			rc = exp_predict_built(&c->tg, v->elf, stock_map, dir, predict_trace(r->profile),
+					       r->elf, &built, err);
+			if (rc == 0 && built.misses_per_echo != r->pred.misses_per_echo)
+				progress(c, "%s: as linked, predicted %.1f misses per echo (the plan's "
+					    "%.1f: GNU ld orders the veneers its own way)",
+					 r->name, built.misses_per_echo, r->pred.misses_per_echo);
+			if (rc == 0)
+				r->pred = built;
 		}
 		free(dir);
 		if (rc)
@@ -707,8 +722,8 @@ static const char usage[] =
 	"                   relinks a layout ({layout_dir}, {build_dir}, {elf}, {name}; see\n"
 	"                   docs/cli.md): the planned layouts are relinked and measured\n"
 	"  --search-moves N the colouring's local search (colour and SRAM rows): N candidates,\n"
-	"                   each judged by exact trace replay (default 400000; 0: greedy only)\n"
-	"  --search-seconds S  at most S seconds of search per layout (default 25)\n"
+	"                   each judged by exact trace replay (default 150000; 0: greedy only)\n"
+	"  --search-seconds S  at most S seconds of search per layout (default 60)\n"
 	"  --seed N         the search's random seed (default 1)\n"
 	"  -h, --help       print this text\n"
 	"\n"

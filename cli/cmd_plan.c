@@ -164,9 +164,14 @@ static int run_plan(int argc, char **argv)
 	}
 	cli_report_print(&r, json, stdout);
 	if (!json && ss.moves)
-		printf("  search: %u candidates (%u taken, %u restarts) in %.1f s: %.1f -> %.1f misses "
-		       "per echo on the planning trace\n", ss.moves, ss.accepted, ss.restarts,
-		       ss.seconds, ss.start_misses, ss.end_misses);
+		printf("  search: %u candidates (%u taken, %u of them SRAM trades of %u counted anew; %u "
+		       "SRAM exchanges; %u restarts) in %.1f s%s: %.1f -> %.1f misses per echo on the "
+		       "planning trace\n",
+		       ss.moves, ss.accepted, ss.trades, ss.trade_checks, ss.exchanges, ss.restarts,
+		       ss.seconds,
+		       ss.timed_out ? " (stopped by --search-seconds: another machine may stop "
+				      "elsewhere)" : "",
+		       ss.start_misses, ss.end_misses);
 	if (!json)
 		printf("  wrote %s/: layout.txt, addresses.txt and the linker fragments\n", out);
 	rc = XB_EXIT_OK;

@@ -123,26 +123,51 @@ done:
 	return rc;
 }
 
+/* A prediction over the stock image elf (map NULL: next to it) and the trace: with
+ * layout_dir, of that layout relinked into built_elf (verify_predict_built), else of the
+ * stock layout. */
+static int predict(const xb_target *tg, const char *elf, const char *map, const char *trace,
+		   const char *layout_dir, const char *built_elf, xb_prediction *out, xb_err *err)
+{
+	xb_image stock;
+	if (load_image(elf, map, tg, &stock, err))
+		return -1;
+	xb_plan_input in = {.img = &stock, .tg = tg};
+	xb_plan_inputs pi;
+	if (plan_inputs_load(&pi, NULL, trace, &in, err) != 0) {
+		image_free(&stock);
+		return -1;
+	}
+	xb_layout l;
+	layout_init(&l);
+	int rc;
+	if (layout_dir) {
+		char *lpath = xasprintf("%s/layout.txt", layout_dir);
+		xb_image_open io = {.elf = built_elf};
+		rc = layout_read_file(&l, &stock, lpath, err);
+		if (rc == 0)
+			rc = verify_predict_built(&in, &l, &io, out, err);
+		free(lpath);
+	} else {
+		rc = plan_predict(&in, &l, out, err);
+	}
+	layout_free(&l);
+	plan_inputs_free(&pi);
+	image_free(&stock);
+	return rc;
+}
+
 int exp_predict_stock(const xb_target *tg, const char *elf, const char *map, const char *trace,
 		      xb_prediction *out, xb_err *err)
 {
-	xb_image img;
-	if (load_image(elf, map, tg, &img, err))
-		return -1;
-	xb_plan_input in = {.img = &img, .tg = tg};
-	xb_plan_inputs ci;
-	int rc = -1;
-	if (plan_inputs_load(&ci, NULL, trace, &in, err) != 0) {
-		image_free(&img);
-		return -1;
-	}
-	xb_layout stock;
-	layout_init(&stock);
-	rc = plan_predict(&in, &stock, out, err);
-	layout_free(&stock);
-	plan_inputs_free(&ci);
-	image_free(&img);
-	return rc;
+	return predict(tg, elf, map, trace, NULL, NULL, out, err);
+}
+
+int exp_predict_built(const xb_target *tg, const char *stock_elf, const char *stock_map,
+		      const char *layout_dir, const char *trace, const char *built_elf,
+		      xb_prediction *out, xb_err *err)
+{
+	return predict(tg, stock_elf, stock_map, trace, layout_dir, built_elf, out, err);
 }
 
 int exp_build_firmware(const char *fwdir, const char *build_dir, const char *log, char **elf,

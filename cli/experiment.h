@@ -117,5 +117,10 @@ int exp_plan(const xb_target *tg, exp_plan_req *req, xb_err *err);
  * the ELF. */
 int exp_predict_stock(const xb_target *tg, const char *elf, const char *map, const char *trace,
 		      xb_prediction *out, xb_err *err);
+/* The prediction for built_elf, the relink of the layout in layout_dir over the stock image:
+ * the trace replayed with the veneers where GNU ld put them (verify_predict_built). */
+int exp_predict_built(const xb_target *tg, const char *stock_elf, const char *stock_map,
+		      const char *layout_dir, const char *trace, const char *built_elf,
+		      xb_prediction *out, xb_err *err);
 
 #endif

@@ -611,8 +611,9 @@ void export_method_text(xb_strbuf *sb, const xb_method *m, int virtual_bench)
 			  sep, m->footprint_ms);
 		sep = "; ";
 	}
-	sb_printf(sb, "%sPredicted: the profile's fetch trace moved to the layout's addresses and "
-		      "replayed through the cache model; OPT bound: the prediction less the misses "
+	sb_printf(sb, "%sPredicted: the profile's fetch trace moved to the layout's addresses (for "
+		      "a relinked image, its veneers where GNU ld put them) and replayed through "
+		      "the cache model; OPT bound: the prediction less the misses "
 		      "Belady's OPT on a fully associative cache of the same size saves (a model, not "
 		      "a measurement).",
 		  strcmp(sep, "; ") == 0 ? ". " : "");

@@ -949,8 +949,8 @@ static void find_veneers(place_ctx *c, const xb_calls *calls, const int8_t *kind
 	const xb_map *m = &c->img->map;
 	size_t cap = 0, vcap = 0;
 	for (size_t k = 0; calls && k < calls->n; k++) {
-		long ci = mapfile_input_at(m, calls->v[k].site);
-		long ti = mapfile_input_at(m, calls->v[k].target);
+		long ci = calls->inputs ? calls->inputs[2 * k] : mapfile_input_at(m, calls->v[k].site);
+		long ti = calls->inputs ? calls->inputs[2 * k + 1] : mapfile_input_at(m, calls->v[k].target);
 		if (ci < 0 || ti < 0)
 			continue;
 		int cz = input_zone(c, kind, ci), tz = input_zone(c, kind, ti);
@@ -983,7 +983,11 @@ static void find_veneers(place_ctx *c, const xb_calls *calls, const int8_t *kind
 		const xb_veneer *v = bsearch(&key, p->veneers, p->nveneers, sizeof key, veneer_cmp);
 		p->vcalls[k].veneer = (size_t)(v - p->veneers);
 	}
-	if (p->nvcalls)
+	/* the calls come sorted by site, and so do these, mostly */
+	size_t k = 1;
+	while (k < p->nvcalls && vcall_cmp(&p->vcalls[k - 1], &p->vcalls[k]) <= 0)
+		k++;
+	if (k < p->nvcalls)
 		qsort(p->vcalls, p->nvcalls, sizeof *p->vcalls, vcall_cmp);
 }
 

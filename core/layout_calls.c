@@ -21,6 +21,7 @@ void calls_free(xb_code *c)
 	for (size_t i = 0; i < c->nsec; i++)
 		free(c->sec[i].bytes);
 	free(c->sec);
+	free(c->inputs);
 	memset(c, 0, sizeof *c);
 }
 
@@ -28,6 +29,17 @@ void calls_add(xb_code *c, uint32_t site, uint32_t target)
 {
 	xb_grow(&c->v, &c->cap, c->n + 1, sizeof *c->v);
 	c->v[c->n++] = (xb_call){.site = site, .target = target};
+}
+
+void calls_add_with_inputs(xb_code *c, uint32_t site, uint32_t target, long site_input,
+			   long target_input)
+{
+	size_t cap = c->cap;
+	calls_add(c, site, target);
+	if (c->cap != cap || !c->inputs)
+		c->inputs = xrealloc(c->inputs, 2 * (c->cap + 1) * sizeof *c->inputs);
+	c->inputs[2 * (c->n - 1)] = site_input;
+	c->inputs[2 * (c->n - 1) + 1] = target_input;
 }
 
 static void add_return_point(xb_code *c, uint32_t addr)
@@ -136,6 +148,8 @@ static void sort(void *v, size_t n, size_t size, int (*cmp)(const void *, const 
 
 void calls_sort(xb_code *c)
 {
+	free(c->inputs); /* they follow the calls' order: looked up again */
+	c->inputs = NULL;
 	sort(c->v, c->n, sizeof *c->v, by_site);
 	sort(c->ret, c->nret, sizeof *c->ret, u32_cmp);
 	sort(c->data, c->ndata, sizeof *c->data, u32_cmp);

@@ -36,6 +36,8 @@ typedef struct xb_code {
 	size_t nthumb, thumbcap;
 	xb_code_bytes *sec;    /* the contents of the executable sections */
 	size_t nsec, seccap;
+	long *inputs;          /* NULL, or per call the map inputs of its site and target
+				* (2k, 2k + 1; -1: none), as calls_add_with_inputs gave them */
 } xb_code;
 
 /* The calls of an image are its code's. */
@@ -44,6 +46,10 @@ typedef xb_code xb_calls;
 void calls_init(xb_code *c);
 void calls_free(xb_code *c);
 void calls_add(xb_code *c, uint32_t site, uint32_t target);
+/* The same with the map inputs of site and target, which the layout then need not look up;
+ * a list takes either calls_add or this, not both. */
+void calls_add_with_inputs(xb_code *c, uint32_t site, uint32_t target, long site_input,
+			   long target_input);
 
 /* Records Thumb code at addresses [base, base + len): a copy of its bytes, the stretch, its
  * BL calls and the return points of its BL and BLX instructions, decoded from the first

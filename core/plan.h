@@ -17,6 +17,11 @@
 /* What the colouring's local search (core/plan_search.c) did. */
 typedef struct xb_plan_search_stats {
 	uint32_t moves, accepted, restarts;
+	uint32_t trades;         /* accepted moves that traded an SRAM section for a flash one */
+	uint32_t trade_checks;   /* trades the per-set model found better, judged again */
+	uint32_t exchanges;      /* SRAM exchanges by exact gain (before and after the moves) */
+	int timed_out;           /* stopped by search_seconds, not by search_moves: the
+				  * result depends on the machine's speed */
 	double start_misses, end_misses; /* misses per echo of the planning trace, by full
 					  * replay: the greedy colouring's and the result's */
 	double model_start, model_end;   /* the same by the search's per-set model, over the

@@ -41,6 +41,10 @@ double plan_conflict_sets(const xb_plan_input *in, const xb_heat *h, const xb_pl
 			  uint32_t *sets_over_ways, uint32_t *count, double *heat);
 
 
+/* Whether function f runs without doing the work (an idle or busy-wait loop): it gains
+ * nothing in SRAM. */
+int plan_is_busy_wait(const xb_plan_input *in, int f);
+
 /* Adds the SRAM entries to out: with in->sram_libraries every function of those
  * libraries, else the densest of hot[0..n) (heat per byte, busy-wait loops left out)
  * within in->sram_budget. A function that runs before the start-up code has copied the

@@ -8,7 +8,7 @@
 
 /* A function that runs without doing the work (an idle or busy-wait loop) gains nothing in
  * SRAM: it is hot in the idle window, or nearly all its samples sit on two lines. */
-static int is_busy_wait(const xb_plan_input *in, int f)
+int plan_is_busy_wait(const xb_plan_input *in, int f)
 {
 	if (!in->prof)
 		return 0;
@@ -239,7 +239,7 @@ int plan_select_sram(const xb_plan_input *in, const xb_heat *h, const int *hot, 
 	ram_veneers ven = {0}, next = {0};
 	for (size_t k = 0; k < nv; k++) {
 		const xb_function *f = &img->funcs[v[k]];
-		if (in_sram[f->input] || (!in->sram_libraries && is_busy_wait(in, v[k])))
+		if (in_sram[f->input] || (!in->sram_libraries && plan_is_busy_wait(in, v[k])))
 			continue;
 		int culprit = v[k];
 		const char *stay = input_stays(img, why, f->input, &culprit);

@@ -410,6 +410,9 @@ static void check_veneers(vctx *c)
 	}
 	free(pred);
 	free(got);
+	c->r->veneer_built = xcalloc(np + 1, sizeof *c->r->veneer_built);
+	for (size_t k = 0; k < np; k++)
+		c->r->veneer_built[k] = used[k] >= 0 ? b->funcs[used[k]].addr : 0;
 	for (size_t v = 0; v < b->nfuncs; v++) {
 		c->r->veneers_built += c->veneer[v];
 		if (c->veneer[v] && paired[v] < 0)
@@ -430,8 +433,10 @@ static void check_veneers(vctx *c)
 	free(hi);
 }
 
-int verify_relink(const xb_plan_input *in, const xb_layout *l, const xb_image_open *built,
-		  xb_verify_result *out, xb_err *err)
+/* Opens built and verifies it against l placed over in's image; with pred, then predicts
+ * it (verify_predict_built). */
+static int relink_check(const xb_plan_input *in, const xb_layout *l, const xb_image_open *built,
+			xb_verify_result *out, xb_prediction *pred, xb_err *err)
 {
 	xb_image b;
 	if (image_open(&b, built, in->tg, err) != 0)
@@ -440,9 +445,33 @@ int verify_relink(const xb_plan_input *in, const xb_layout *l, const xb_image_op
 	int rc = plan_place(in, l, &pl, err);
 	if (rc == 0) {
 		rc = verify_image(in->img, in->tg, l, &pl, &b, out, err);
+		if (rc == 0 && pred && !verify_ok(out))
+			rc = xb_fail(err, "%s: the functions are not where the layout puts them",
+				     built->elf);
+		for (size_t k = 0; rc == 0 && pred && k < pl.nveneers; k++)
+			if (out->veneer_built[k])
+				pl.veneers[k].addr = out->veneer_built[k];
+		if (rc == 0 && pred)
+			rc = plan_predict_placed(in, &pl, pred, err);
 		placement_free(&pl);
 	}
 	image_free(&b);
+	return rc;
+}
+
+int verify_relink(const xb_plan_input *in, const xb_layout *l, const xb_image_open *built,
+		  xb_verify_result *out, xb_err *err)
+{
+	return relink_check(in, l, built, out, NULL, err);
+}
+
+int verify_predict_built(const xb_plan_input *in, const xb_layout *l,
+			 const xb_image_open *built, xb_prediction *out, xb_err *err)
+{
+	xb_verify_result vr;
+	memset(&vr, 0, sizeof vr);
+	int rc = relink_check(in, l, built, &vr, out, err);
+	verify_free(&vr);
 	return rc;
 }
 
@@ -546,6 +575,7 @@ void verify_free(xb_verify_result *r)
 		free(r->notes[i].name);
 	free(r->problems);
 	free(r->notes);
+	free(r->veneer_built);
 	memset(r, 0, sizeof *r);
 }
 

@@ -62,6 +62,8 @@ typedef struct xb_verify_result {
 	size_t hot, coloured, sram, noalloc; /* of those, by role */
 	size_t veneers;      /* veneers of the built image where the placement predicted */
 	size_t veneers_built, veneers_predicted;
+	uint32_t *veneer_built; /* per veneer of the placement (its order): the address of the
+				 * built veneer paired with it, or 0 when none is */
 } xb_verify_result;
 
 /* Compares the built image with the stock image under the layout l and its placement p
@@ -98,6 +100,14 @@ int verify_ok(const xb_verify_result *r);
  * the image cannot be opened, the layout placed or the two compared. */
 int verify_relink(const xb_plan_input *in, const xb_layout *l, const xb_image_open *built,
 		  xb_verify_result *out, xb_err *err);
+
+/* plan_predict for the relinked image `built` of layout l: the placement with each veneer
+ * where GNU ld put it (the order of a stub section's veneers is ld's own), so that the
+ * replay fetches the veneers the board fetches. Every function is where the placement
+ * says, or verify_relink would have failed: a built image that does not verify is an
+ * error here too. */
+int verify_predict_built(const xb_plan_input *in, const xb_layout *l,
+			 const xb_image_open *built, xb_prediction *out, xb_err *err);
 
 /* "hot", "colour", "SRAM", "noalloc", "other", "veneer", "missing", "new". */
 const char *verify_role_name(int role);

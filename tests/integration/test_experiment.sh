@@ -52,7 +52,7 @@ jq_check "XIP_CACHE=off is far slower: turnaround over 5 times stock's" \
 	"($(m xip-off turnaround_ms)) > 5 * ($(m stock turnaround_ms))"
 jq_check "the peak UDP echo rate grows from stock to colour + 12 KB in SRAM" \
 	"($(m colour-sram-12k peak_udp_echo_per_s)) > ($(m stock peak_udp_echo_per_s))"
-for l in stock lto hot colour; do
+for l in stock lto hot colour colour-sram-4k colour-sram-12k; do
 	jq_check "$l: predicted misses per echo within 5 % of measured" \
 		"(($(m $l predicted_misses_per_echo)) - ($(m $l misses_per_echo)) | fabs) <=
 		 0.05 * ($(m $l misses_per_echo))"

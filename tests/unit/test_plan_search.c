@@ -15,6 +15,7 @@
 
 #include "../../core/opt.h"
 #include "../../core/plan.h"
+#include "../../core/plan_internal.h"
 #include "../common/synth.h"
 
 static xb_target tg;
@@ -61,6 +62,16 @@ static void echo_trace(xb_trace *t, const xb_image *img, int echoes, uint64_t se
 	}
 	free(cover);
 	free(twice);
+}
+
+/* The RP2040 with a cache of 8 sets of two 8-byte lines. */
+static xb_target tiny_cache(void)
+{
+	xb_target t = tg;
+	t.cache.size = 128;
+	t.cache.ways = 2;
+	t.cache.line = t.cache.fill = 8;
+	return t;
 }
 
 static double replayed(const xb_plan_input *in, const xb_layout *l)
@@ -174,10 +185,7 @@ static void test_search_keeps_the_budgets(void **state)
 static void test_search_finds_the_optimum(void **state)
 {
 	(void)state;
-	xb_target tiny = tg;
-	tiny.cache.size = 128;
-	tiny.cache.ways = 2;
-	tiny.cache.line = tiny.cache.fill = 8;
+	xb_target tiny = tiny_cache();
 	xb_image img;
 	synth_image(&img, 80, 11);
 	int hot[4], nh = 0;
@@ -229,12 +237,76 @@ static void test_search_finds_the_optimum(void **state)
 	synth_image_free(&img);
 }
 
+/* SRAM by exact gain: a layout whose SRAM holds a section that never runs, while the
+ * sections of a sweep that overflows the cache every echo stay in flash. The search must
+ * trade it for one of them (the misses say so, not the samples) and end with fewer. */
+static void test_search_trades_sram_by_exact_gain(void **state)
+{
+	(void)state;
+	xb_target tiny = tiny_cache();
+	xb_image img;
+	synth_image(&img, 200, 13);
+	int idle = -1, sweep[3], ns = 0;
+	for (size_t i = 0; i < img.nfuncs; i++) {
+		const xb_function *f = &img.funcs[i];
+		if (img.input_align[f->input] > 8)
+			continue;
+		if (idle < 0 && f->size >= 100 && f->size < 128)
+			idle = (int)i;
+		else if (ns < 3 && f->size >= 48 && f->size < 100)
+			sweep[ns++] = (int)i;
+	}
+	assert_true(idle >= 0);
+	assert_int_equal(ns, 3);
+	xb_trace t;
+	trace_init(&t);
+	for (int e = 0; e < 12; e++) {
+		trace_mark_echo(&t);
+		for (int k = 0; k < ns; k++)
+			for (uint32_t o = 0; o < 48; o += 2)
+				trace_push(&t, img.funcs[sweep[k]].addr + o);
+	}
+	xb_plan_search_stats st;
+	xb_plan_input in = {.img = &img, .tg = &tiny, .trace = &t, .pad_budget = 4096,
+			    .sram_budget = (uint32_t)(img.funcs[idle].size + 3) & ~3u,
+			    .search_moves = 2000, .search_seed = 5, .search_stats = &st};
+	xb_layout l;
+	layout_init(&l);
+	layout_add(&l, idle, XB_PLACE_SRAM, 0);
+	for (int k = 0; k < ns; k++)
+		layout_add(&l, sweep[k], XB_PLACE_HOT, 0);
+	check_budgets(&in, &l);
+	double before = replayed(&in, &l), misses = before;
+	xb_err err;
+	assert_int_equal(plan_search(&in, &l, &misses, &err), 0);
+	check_budgets(&in, &l);
+	int idle_in_sram = 0, swept_in_sram = 0;
+	for (size_t i = 0; i < l.n; i++) {
+		idle_in_sram |= l.e[i].func == idle && l.e[i].place == XB_PLACE_SRAM;
+		for (int k = 0; k < ns; k++)
+			swept_in_sram |= l.e[i].func == sweep[k] && l.e[i].place == XB_PLACE_SRAM;
+	}
+	double after = replayed(&in, &l);
+	printf("# SRAM of %u bytes: %.2f misses per echo with a section that never runs there, "
+	       "%.2f after the search (%u trades, %u exchanges)\n", in.sram_budget, before, after,
+	       st.trades, st.exchanges);
+	assert_false(idle_in_sram);
+	assert_true(swept_in_sram);
+	assert_true(st.trades + st.exchanges >= 1);
+	assert_true(after < before);
+	assert_true(fabs(after - misses) < 1e-9);
+	layout_free(&l);
+	trace_free(&t);
+	synth_image_free(&img);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_search_is_deterministic),
 		cmocka_unit_test(test_search_keeps_the_budgets),
 		cmocka_unit_test(test_search_finds_the_optimum),
+		cmocka_unit_test(test_search_trades_sram_by_exact_gain),
 	};
 	return cmocka_run_group_tests(tests, setup, NULL);
 }
