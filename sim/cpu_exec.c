@@ -551,11 +551,34 @@ static void cpu_exec_stm(xb_cpu *c, uint32_t insn)
 /* The interpreter loop. Kept out of cpu_run's setjmp frame so that the compiler can hold
  * the CPU pointer in a register.
  *
+ * The loop keeps the next instruction's address (npc), the cycle count (cyc) and the
+ * retired-instruction count (ins) in locals: held in memory, each instruction would wait
+ * for its predecessor's store of them. c->r[15] is stored for every instruction (operands
+ * read it), but cycles and insns only around what may read or change them: the classes
+ * whose code calls out (memory access, exceptions, faults, system instructions) start with
+ * OP_SYNC_OUT and end with OP_NEXT_SYNCED, which takes the three values back from memory.
+ * A fault longjmps out of the loop after OP_SYNC_OUT, so memory holds the counts.
+ *
  * With GCC or Clang each instruction class ends in its own copy of the dispatch (fetch,
  * decode, an indirect jump through op_label): the host predicts each of those jumps from
  * the class that precedes it, which it cannot do as well for one shared switch jump. Other
- * compilers get the same code as a switch. */
-#if defined(__GNUC__)
+ * compilers (and builds with XB_SWITCH_DISPATCH defined) get the same code as a switch. */
+#define OP_SYNC_OUT()               \
+	do {                        \
+		c->cycles = cyc;    \
+		c->insns = ins;     \
+	} while (0)
+/* A call that does not return (a fault, SVC, BKPT), made with the counts in memory. */
+#define OP_SYNCED(call) (c->cycles = cyc, c->insns = ins, call)
+#define OP_FAULT(kind, addr) OP_SYNCED(cpu_fault(c, kind, addr))
+#define OP_SYNC_IN()                \
+	do {                        \
+		cyc = c->cycles;    \
+		ins = c->insns;     \
+		npc = c->r[15];     \
+	} while (0)
+
+#if defined(__GNUC__) && !defined(XB_SWITCH_DISPATCH)
 #define OP_THREADED 1
 #define OP_CASE(op) L_##op:
 #define OP_DEFAULT L_DEFAULT:
@@ -564,33 +587,68 @@ static void cpu_exec_stm(xb_cpu *c, uint32_t insn)
 		OP_DECODE();                          \
 		goto *op_label[c->decode[insn >> 6]]; \
 	} while (0)
+#define OP_NEXT_SYNCED         \
+	do {                   \
+		OP_SYNC_IN();  \
+		OP_NEXT;       \
+	} while (0)
 #else
 #define OP_THREADED 0
 #define OP_CASE(op) case op:
 #define OP_DEFAULT default:
 #define OP_NEXT break
+#define OP_NEXT_SYNCED \
+	OP_SYNC_IN();  \
+	break
 #endif
+
+/* Fetches the word holding pc (as cpu_fetch, with the cycles in cyc): the current region of
+ * SRAM or ROM, or of flash through the cached alias, untraced, here; the rest through
+ * cpu_fetch_slow. */
+#define OP_FETCH()                                                                          \
+	do {                                                                                \
+		uint32_t word_ = pc & ~3u, off_ = word_ - c->code_lo;                        \
+		if (off_ < c->code_size && !c->trace && c->code_kind != XB_CODE_XIP) {      \
+			c->fetch_word = word_;                                               \
+			if (c->code_kind == XB_CODE_XIP_FAST && !cache_fetch(c->cache, off_)) { \
+				cyc += c->miss_penalty;                                      \
+				if (c->xip_dead) {                                           \
+					OP_SYNC_OUT();                                       \
+					xip_unanswered(c, off_);                             \
+					cyc = c->cycles;                                     \
+				}                                                            \
+			}                                                                    \
+		} else {                                                                     \
+			OP_SYNC_OUT();                                                       \
+			cpu_fetch_slow(c, pc);                                               \
+			cyc = c->cycles;                                                     \
+		}                                                                            \
+	} while (0)
 
 /* Fetches and decodes the next instruction into pc and insn (returning from the loop when
  * the cycle limit is reached); charges its first cycle. */
 #define OP_DECODE()                              \
 	do {                                     \
-		if (c->cycles >= c->stop_at)     \
+		if (cyc >= c->stop_at) {         \
+			OP_SYNC_OUT();           \
 			return;                  \
-		pc = c->r[15];                   \
+		}                                \
+		pc = npc;                        \
 		c->cur_pc = pc;                  \
 		if ((pc & ~3u) != c->fetch_word) \
-			cpu_fetch(c, pc);        \
+			OP_FETCH();              \
 		insn = cpu_halfword_at(c, pc);   \
-		c->r[15] = pc + 2;               \
-		c->insns++;                      \
-		c->cycles++;                     \
+		npc = pc + 2;                    \
+		c->r[15] = npc;                  \
+		ins++;                           \
+		cyc++;                           \
 	} while (0)
 
 __attribute__((noinline)) static void cpu_run_loop(xb_cpu *c)
 {
 	uint32_t *r = c->r;
-	uint32_t pc, insn;
+	uint32_t pc, insn, npc = c->r[15];
+	uint64_t cyc = c->cycles, ins = c->insns;
 #if OP_THREADED
 	static const void *const op_label[OP_T32 + 1] = {
 		[OP_UNDEF] = &&L_DEFAULT,
@@ -796,11 +854,12 @@ __attribute__((noinline)) static void cpu_run_loop(xb_cpu *c)
 		OP_CASE(OP_ADD_HI) {
 			unsigned d = (insn & 7) | ((insn >> 4) & 8), m = (insn >> 3) & 15;
 			if (d == 15 && m == 15)
-				cpu_fault(c, XB_FAULT_UNDEFINED, 0); /* UNPREDICTABLE: refused */
+				OP_FAULT(XB_FAULT_UNDEFINED, 0); /* UNPREDICTABLE: refused */
 			uint32_t v = cpu_reg_hi(c, d) + cpu_reg_hi(c, m);
 			if (d == 15) {
 				cpu_branch(c, v);
-				c->cycles += 1;
+				npc = c->r[15];
+				cyc += 1;
 			} else {
 				r[d] = d == 13 ? v & ~3u : v;
 			}
@@ -816,13 +875,15 @@ __attribute__((noinline)) static void cpu_run_loop(xb_cpu *c)
 			uint32_t v = cpu_reg_hi(c, m);
 			if (d == 15) {
 				cpu_branch(c, v);
-				c->cycles += 1;
+				npc = c->r[15];
+				cyc += 1;
 			} else {
 				r[d] = d == 13 ? v & ~3u : v;
 			}
 			OP_NEXT;
 		}
 		OP_CASE(OP_BX) {
+			OP_SYNC_OUT();
 			unsigned m = (insn >> 3) & 15;
 			uint32_t target = cpu_reg_hi(c, m);
 			c->cycles += 1;
@@ -834,80 +895,97 @@ __attribute__((noinline)) static void cpu_run_loop(xb_cpu *c)
 			} else {
 				cpu_bx_write_pc(c, target, 1);
 			}
-			OP_NEXT;
+			OP_NEXT_SYNCED;
 		}
 		OP_CASE(OP_LDR_LIT) {
+			OP_SYNC_OUT();
 			uint32_t a = (PC_READ(c) & ~3u) + ((insn & 0xFF) << 2);
 			r[R8(insn)] = cpu_load(c, a, 4, 0);
 			c->cycles += 1;
-			OP_NEXT;
+			OP_NEXT_SYNCED;
 		}
 		OP_CASE(OP_STR_REG)
+			OP_SYNC_OUT();
 			cpu_store(c, r[RN(insn)] + r[RM6(insn)], 4, r[RD(insn)], 0);
 			c->cycles += 1;
-			OP_NEXT;
+			OP_NEXT_SYNCED;
 		OP_CASE(OP_STRH_REG)
+			OP_SYNC_OUT();
 			cpu_store(c, r[RN(insn)] + r[RM6(insn)], 2, r[RD(insn)], 0);
 			c->cycles += 1;
-			OP_NEXT;
+			OP_NEXT_SYNCED;
 		OP_CASE(OP_STRB_REG)
+			OP_SYNC_OUT();
 			cpu_store(c, r[RN(insn)] + r[RM6(insn)], 1, r[RD(insn)], 0);
 			c->cycles += 1;
-			OP_NEXT;
+			OP_NEXT_SYNCED;
 		OP_CASE(OP_LDRSB_REG)
+			OP_SYNC_OUT();
 			r[RD(insn)] = (uint32_t)(int32_t)(int8_t)cpu_load(
 				c, r[RN(insn)] + r[RM6(insn)], 1, 0);
 			c->cycles += 1;
-			OP_NEXT;
+			OP_NEXT_SYNCED;
 		OP_CASE(OP_LDR_REG)
+			OP_SYNC_OUT();
 			r[RD(insn)] = cpu_load(c, r[RN(insn)] + r[RM6(insn)], 4, 0);
 			c->cycles += 1;
-			OP_NEXT;
+			OP_NEXT_SYNCED;
 		OP_CASE(OP_LDRH_REG)
+			OP_SYNC_OUT();
 			r[RD(insn)] = cpu_load(c, r[RN(insn)] + r[RM6(insn)], 2, 0);
 			c->cycles += 1;
-			OP_NEXT;
+			OP_NEXT_SYNCED;
 		OP_CASE(OP_LDRB_REG)
+			OP_SYNC_OUT();
 			r[RD(insn)] = cpu_load(c, r[RN(insn)] + r[RM6(insn)], 1, 0);
 			c->cycles += 1;
-			OP_NEXT;
+			OP_NEXT_SYNCED;
 		OP_CASE(OP_LDRSH_REG)
+			OP_SYNC_OUT();
 			r[RD(insn)] = (uint32_t)(int32_t)(int16_t)cpu_load(
 				c, r[RN(insn)] + r[RM6(insn)], 2, 0);
 			c->cycles += 1;
-			OP_NEXT;
+			OP_NEXT_SYNCED;
 		OP_CASE(OP_STR_IMM)
+			OP_SYNC_OUT();
 			cpu_store(c, r[RN(insn)] + (IMM5(insn) << 2), 4, r[RD(insn)], 0);
 			c->cycles += 1;
-			OP_NEXT;
+			OP_NEXT_SYNCED;
 		OP_CASE(OP_LDR_IMM)
+			OP_SYNC_OUT();
 			r[RD(insn)] = cpu_load(c, r[RN(insn)] + (IMM5(insn) << 2), 4, 0);
 			c->cycles += 1;
-			OP_NEXT;
+			OP_NEXT_SYNCED;
 		OP_CASE(OP_STRB_IMM)
+			OP_SYNC_OUT();
 			cpu_store(c, r[RN(insn)] + IMM5(insn), 1, r[RD(insn)], 0);
 			c->cycles += 1;
-			OP_NEXT;
+			OP_NEXT_SYNCED;
 		OP_CASE(OP_LDRB_IMM)
+			OP_SYNC_OUT();
 			r[RD(insn)] = cpu_load(c, r[RN(insn)] + IMM5(insn), 1, 0);
 			c->cycles += 1;
-			OP_NEXT;
+			OP_NEXT_SYNCED;
 		OP_CASE(OP_STRH_IMM)
+			OP_SYNC_OUT();
 			cpu_store(c, r[RN(insn)] + (IMM5(insn) << 1), 2, r[RD(insn)], 0);
 			c->cycles += 1;
-			OP_NEXT;
+			OP_NEXT_SYNCED;
 		OP_CASE(OP_LDRH_IMM)
+			OP_SYNC_OUT();
 			r[RD(insn)] = cpu_load(c, r[RN(insn)] + (IMM5(insn) << 1), 2, 0);
 			c->cycles += 1;
-			OP_NEXT;
+			OP_NEXT_SYNCED;
 		OP_CASE(OP_STR_SP)
+			OP_SYNC_OUT();
 			cpu_store(c, r[13] + ((insn & 0xFF) << 2), 4, r[R8(insn)], 0);
 			c->cycles += 1;
-			OP_NEXT;
+			OP_NEXT_SYNCED;
 		OP_CASE(OP_LDR_SP)
+			OP_SYNC_OUT();
 			r[R8(insn)] = cpu_load(c, r[13] + ((insn & 0xFF) << 2), 4, 0);
 			c->cycles += 1;
-			OP_NEXT;
+			OP_NEXT_SYNCED;
 		OP_CASE(OP_ADR)
 			r[R8(insn)] = (PC_READ(c) & ~3u) + ((insn & 0xFF) << 2);
 			OP_NEXT;
@@ -933,19 +1011,22 @@ __attribute__((noinline)) static void cpu_run_loop(xb_cpu *c)
 			r[RD(insn)] = r[RM(insn)] & 0xFF;
 			OP_NEXT;
 		OP_CASE(OP_PUSH)
+			OP_SYNC_OUT();
 			cpu_exec_push(c, insn);
-			OP_NEXT;
+			OP_NEXT_SYNCED;
 		OP_CASE(OP_POP)
+			OP_SYNC_OUT();
 			cpu_exec_pop(c, insn);
-			OP_NEXT;
+			OP_NEXT_SYNCED;
 		OP_CASE(OP_CPS)
+			OP_SYNC_OUT();
 			if ((insn & 0xFFEF) != 0xB662)
 				cpu_fault(c, XB_FAULT_UNDEFINED, 0);
 			if (c->ipsr || !(c->control & 1)) { /* privileged only */
 				c->primask = (insn >> 4) & 1;
 				cpu_irq_changed(c);
 			}
-			OP_NEXT;
+			OP_NEXT_SYNCED;
 		OP_CASE(OP_REV)
 			r[RD(insn)] = __builtin_bswap32(r[RM(insn)]);
 			OP_NEXT;
@@ -960,39 +1041,45 @@ __attribute__((noinline)) static void cpu_run_loop(xb_cpu *c)
 			OP_NEXT;
 		}
 		OP_CASE(OP_BKPT)
-			cpu_bkpt(c);
+			OP_SYNCED(cpu_bkpt(c));
 		OP_CASE(OP_HINT)
+			OP_SYNC_OUT();
 			cpu_exec_hint(c, insn);
-			OP_NEXT;
+			OP_NEXT_SYNCED;
 		OP_CASE(OP_STM)
+			OP_SYNC_OUT();
 			cpu_exec_stm(c, insn);
-			OP_NEXT;
+			OP_NEXT_SYNCED;
 		OP_CASE(OP_LDM)
+			OP_SYNC_OUT();
 			cpu_exec_ldm(c, insn);
-			OP_NEXT;
+			OP_NEXT_SYNCED;
 		OP_CASE(OP_BCOND)
 			if (cpu_cond(c, (insn >> 8) & 15)) {
 				cpu_branch(c, PC_READ(c) + ((uint32_t)(int32_t)(int8_t)insn << 1));
-				c->cycles += 1;
+				npc = c->r[15];
+				cyc += 1;
 			}
 			OP_NEXT;
 		OP_CASE(OP_UDF)
-			cpu_fault(c, XB_FAULT_UNDEFINED, 0);
+			OP_FAULT(XB_FAULT_UNDEFINED, 0);
 		OP_CASE(OP_SVC)
-			cpu_svc(c);
+			OP_SYNCED(cpu_svc(c));
 		OP_CASE(OP_B) {
 			uint32_t off = (insn & 0x7FF) << 1;
 			if (off & 0x800)
 				off |= 0xFFFFF000u;
 			cpu_branch(c, PC_READ(c) + off);
-			c->cycles += 1;
+			npc = c->r[15];
+			cyc += 1;
 			OP_NEXT;
 		}
 		OP_CASE(OP_T32)
+			OP_SYNC_OUT();
 			cpu_exec_t32(c, insn);
-			OP_NEXT;
+			OP_NEXT_SYNCED;
 		OP_DEFAULT
-			cpu_fault(c, XB_FAULT_UNDEFINED, 0);
+			OP_FAULT(XB_FAULT_UNDEFINED, 0);
 		}
 #if !OP_THREADED
 	}
