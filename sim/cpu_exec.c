@@ -602,6 +602,40 @@ static void cpu_exec_stm(xb_cpu *c, uint32_t insn)
 	break
 #endif
 
+/* LDR/STR of size bytes at addr, register operand (2 cycles): an aligned SRAM access here, as
+ * cpu_load and cpu_store make it; anything else through them with the counts in memory.
+ * type: what the loaded bytes are (signed for LDRSB and LDRSH). The braces, not a do-while,
+ * let OP_NEXT leave a switch. */
+#define OP_LOAD(rd, addr, size, type)                                        \
+	{                                                                    \
+		uint32_t a_ = (addr), o_ = a_ - c->sram_base;                \
+		if (!(a_ & ((size) - 1)) && o_ < c->sram_size) {             \
+			type v_;                                             \
+			memcpy(&v_, c->sram + o_, size);                     \
+			r[rd] = (uint32_t)v_;                                \
+			cyc += 1;                                            \
+			OP_NEXT;                                             \
+		}                                                            \
+		OP_SYNC_OUT();                                               \
+		r[rd] = (uint32_t)(type)cpu_load(c, a_, size, 0);            \
+		c->cycles += 1;                                              \
+		OP_NEXT_SYNCED;                                              \
+	}
+#define OP_STORE(addr, size, value)                                          \
+	{                                                                    \
+		uint32_t a_ = (addr), o_ = a_ - c->sram_base;                \
+		if (!(a_ & ((size) - 1)) && o_ < c->sram_size) {             \
+			uint32_t v_ = (value);                               \
+			memcpy(c->sram + o_, &v_, size); /* little-endian */ \
+			cyc += 1;                                            \
+			OP_NEXT;                                             \
+		}                                                            \
+		OP_SYNC_OUT();                                               \
+		cpu_store(c, a_, size, value, 0);                            \
+		c->cycles += 1;                                              \
+		OP_NEXT_SYNCED;                                              \
+	}
+
 /* Fetches the word holding pc (as cpu_fetch, with the cycles in cyc): the current region of
  * SRAM or ROM, or of flash through the cached alias, untraced, here; the rest through
  * cpu_fetch_slow. */
@@ -905,87 +939,37 @@ __attribute__((noinline)) static void cpu_run_loop(xb_cpu *c)
 			OP_NEXT_SYNCED;
 		}
 		OP_CASE(OP_STR_REG)
-			OP_SYNC_OUT();
-			cpu_store(c, r[RN(insn)] + r[RM6(insn)], 4, r[RD(insn)], 0);
-			c->cycles += 1;
-			OP_NEXT_SYNCED;
+			OP_STORE(r[RN(insn)] + r[RM6(insn)], 4, r[RD(insn)]);
 		OP_CASE(OP_STRH_REG)
-			OP_SYNC_OUT();
-			cpu_store(c, r[RN(insn)] + r[RM6(insn)], 2, r[RD(insn)], 0);
-			c->cycles += 1;
-			OP_NEXT_SYNCED;
+			OP_STORE(r[RN(insn)] + r[RM6(insn)], 2, r[RD(insn)]);
 		OP_CASE(OP_STRB_REG)
-			OP_SYNC_OUT();
-			cpu_store(c, r[RN(insn)] + r[RM6(insn)], 1, r[RD(insn)], 0);
-			c->cycles += 1;
-			OP_NEXT_SYNCED;
+			OP_STORE(r[RN(insn)] + r[RM6(insn)], 1, r[RD(insn)]);
 		OP_CASE(OP_LDRSB_REG)
-			OP_SYNC_OUT();
-			r[RD(insn)] = (uint32_t)(int32_t)(int8_t)cpu_load(
-				c, r[RN(insn)] + r[RM6(insn)], 1, 0);
-			c->cycles += 1;
-			OP_NEXT_SYNCED;
+			OP_LOAD(RD(insn), r[RN(insn)] + r[RM6(insn)], 1, int8_t);
 		OP_CASE(OP_LDR_REG)
-			OP_SYNC_OUT();
-			r[RD(insn)] = cpu_load(c, r[RN(insn)] + r[RM6(insn)], 4, 0);
-			c->cycles += 1;
-			OP_NEXT_SYNCED;
+			OP_LOAD(RD(insn), r[RN(insn)] + r[RM6(insn)], 4, uint32_t);
 		OP_CASE(OP_LDRH_REG)
-			OP_SYNC_OUT();
-			r[RD(insn)] = cpu_load(c, r[RN(insn)] + r[RM6(insn)], 2, 0);
-			c->cycles += 1;
-			OP_NEXT_SYNCED;
+			OP_LOAD(RD(insn), r[RN(insn)] + r[RM6(insn)], 2, uint16_t);
 		OP_CASE(OP_LDRB_REG)
-			OP_SYNC_OUT();
-			r[RD(insn)] = cpu_load(c, r[RN(insn)] + r[RM6(insn)], 1, 0);
-			c->cycles += 1;
-			OP_NEXT_SYNCED;
+			OP_LOAD(RD(insn), r[RN(insn)] + r[RM6(insn)], 1, uint8_t);
 		OP_CASE(OP_LDRSH_REG)
-			OP_SYNC_OUT();
-			r[RD(insn)] = (uint32_t)(int32_t)(int16_t)cpu_load(
-				c, r[RN(insn)] + r[RM6(insn)], 2, 0);
-			c->cycles += 1;
-			OP_NEXT_SYNCED;
+			OP_LOAD(RD(insn), r[RN(insn)] + r[RM6(insn)], 2, int16_t);
 		OP_CASE(OP_STR_IMM)
-			OP_SYNC_OUT();
-			cpu_store(c, r[RN(insn)] + (IMM5(insn) << 2), 4, r[RD(insn)], 0);
-			c->cycles += 1;
-			OP_NEXT_SYNCED;
+			OP_STORE(r[RN(insn)] + (IMM5(insn) << 2), 4, r[RD(insn)]);
 		OP_CASE(OP_LDR_IMM)
-			OP_SYNC_OUT();
-			r[RD(insn)] = cpu_load(c, r[RN(insn)] + (IMM5(insn) << 2), 4, 0);
-			c->cycles += 1;
-			OP_NEXT_SYNCED;
+			OP_LOAD(RD(insn), r[RN(insn)] + (IMM5(insn) << 2), 4, uint32_t);
 		OP_CASE(OP_STRB_IMM)
-			OP_SYNC_OUT();
-			cpu_store(c, r[RN(insn)] + IMM5(insn), 1, r[RD(insn)], 0);
-			c->cycles += 1;
-			OP_NEXT_SYNCED;
+			OP_STORE(r[RN(insn)] + IMM5(insn), 1, r[RD(insn)]);
 		OP_CASE(OP_LDRB_IMM)
-			OP_SYNC_OUT();
-			r[RD(insn)] = cpu_load(c, r[RN(insn)] + IMM5(insn), 1, 0);
-			c->cycles += 1;
-			OP_NEXT_SYNCED;
+			OP_LOAD(RD(insn), r[RN(insn)] + IMM5(insn), 1, uint8_t);
 		OP_CASE(OP_STRH_IMM)
-			OP_SYNC_OUT();
-			cpu_store(c, r[RN(insn)] + (IMM5(insn) << 1), 2, r[RD(insn)], 0);
-			c->cycles += 1;
-			OP_NEXT_SYNCED;
+			OP_STORE(r[RN(insn)] + (IMM5(insn) << 1), 2, r[RD(insn)]);
 		OP_CASE(OP_LDRH_IMM)
-			OP_SYNC_OUT();
-			r[RD(insn)] = cpu_load(c, r[RN(insn)] + (IMM5(insn) << 1), 2, 0);
-			c->cycles += 1;
-			OP_NEXT_SYNCED;
+			OP_LOAD(RD(insn), r[RN(insn)] + (IMM5(insn) << 1), 2, uint16_t);
 		OP_CASE(OP_STR_SP)
-			OP_SYNC_OUT();
-			cpu_store(c, r[13] + ((insn & 0xFF) << 2), 4, r[R8(insn)], 0);
-			c->cycles += 1;
-			OP_NEXT_SYNCED;
+			OP_STORE(r[13] + ((insn & 0xFF) << 2), 4, r[R8(insn)]);
 		OP_CASE(OP_LDR_SP)
-			OP_SYNC_OUT();
-			r[R8(insn)] = cpu_load(c, r[13] + ((insn & 0xFF) << 2), 4, 0);
-			c->cycles += 1;
-			OP_NEXT_SYNCED;
+			OP_LOAD(R8(insn), r[13] + ((insn & 0xFF) << 2), 4, uint32_t);
 		OP_CASE(OP_ADR)
 			r[R8(insn)] = (PC_READ(c) & ~3u) + ((insn & 0xFF) << 2);
 			OP_NEXT;
