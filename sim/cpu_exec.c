@@ -555,9 +555,10 @@ static void cpu_exec_stm(xb_cpu *c, uint32_t insn)
  * retired-instruction count (ins) in locals: held in memory, each instruction would wait
  * for its predecessor's store of them. c->r[15] is stored for every instruction (operands
  * read it), but cycles and insns only around what may read or change them: the classes
- * whose code calls out (memory access, exceptions, faults, system instructions) start with
- * OP_SYNC_OUT and end with OP_NEXT_SYNCED, which takes the three values back from memory.
- * A fault longjmps out of the loop after OP_SYNC_OUT, so memory holds the counts.
+ * whose code calls out (memory access other than aligned SRAM, exceptions, system
+ * instructions) start with OP_SYNC_OUT and end with OP_NEXT_SYNCED, which takes the three
+ * values back from memory; a fault, SVC or BKPT longjmps out of the loop after syncing, so
+ * memory holds the counts.
  *
  * With GCC or Clang each instruction class ends in its own copy of the dispatch (fetch,
  * decode, an indirect jump through op_label): the host predicts each of those jumps from
@@ -602,8 +603,9 @@ static void cpu_exec_stm(xb_cpu *c, uint32_t insn)
 	break
 #endif
 
-/* LDR/STR of size bytes at addr, register operand (2 cycles): an aligned SRAM access here, as
- * cpu_load and cpu_store make it; anything else through them with the counts in memory.
+/* LDR/STR of size bytes at addr (one cycle beyond the dispatch's): an aligned SRAM access
+ * here, as cpu_load and cpu_store make it; anything else through them with the counts in
+ * memory.
  * type: what the loaded bytes are (signed for LDRSB and LDRSH). The braces, not a do-while,
  * let OP_NEXT leave a switch. */
 #define OP_LOAD(rd, addr, size, type)                                        \
