@@ -459,7 +459,42 @@ int mapfile_parse(xb_map *m, const char *text, size_t len, const char *name, xb_
 		mapfile_free(m);
 		return xb_fail(err, "%s: the memory map lists no output sections", name);
 	}
+	mapfile_count_sections(m);
 	return 0;
+}
+
+static const xb_map *count_map; /* qsort has no context argument */
+
+static int by_section_eq(const xb_map *m, size_t a, size_t b)
+{
+	const char *x = m->inputs[a].section, *y = m->inputs[b].section;
+	return strcmp(x ? x : "", y ? y : "") == 0;
+}
+
+static int by_section(const void *a, const void *b)
+{
+	const char *x = count_map->inputs[*(const size_t *)a].section;
+	const char *y = count_map->inputs[*(const size_t *)b].section;
+	return strcmp(x ? x : "", y ? y : "");
+}
+
+void mapfile_count_sections(xb_map *m)
+{
+	size_t *ix = xmalloc((m->ninputs + 1) * sizeof *ix);
+	for (size_t i = 0; i < m->ninputs; i++)
+		ix[i] = i;
+	count_map = m;
+	qsort(ix, m->ninputs, sizeof *ix, by_section);
+	count_map = NULL;
+	for (size_t i = 0; i < m->ninputs;) {
+		size_t j = i + 1;
+		while (j < m->ninputs && by_section_eq(m, ix[i], ix[j]))
+			j++;
+		for (size_t k = i; k < j; k++)
+			m->inputs[ix[k]].same_section = (unsigned)(j - i);
+		i = j;
+	}
+	free(ix);
 }
 
 int mapfile_load(xb_map *m, const char *path, xb_err *err)

@@ -16,6 +16,8 @@ typedef struct xb_map_input {
 	uint32_t fill_before; /* bytes of *fill* the linker put right before this section */
 	int out_section;  /* index into xb_map.outputs */
 	int line;         /* line in the map file, for messages */
+	unsigned same_section; /* inputs of the map with this section name (1: unique; 0: not
+				* counted, see mapfile_count_sections) */
 } xb_map_input;
 
 typedef struct xb_map_output {
@@ -56,6 +58,8 @@ typedef struct xb_map {
  * (.debug*, .comment, .ARM.attributes ...) are not listed; nothing after "Cross Reference
  * Table" is read. */
 int mapfile_parse(xb_map *m, const char *text, size_t len, const char *name, xb_err *err);
+/* Fills every input's same_section (mapfile_parse does; a map built by hand calls it). */
+void mapfile_count_sections(xb_map *m);
 int mapfile_load(xb_map *m, const char *path, xb_err *err);
 void mapfile_free(xb_map *m);
 

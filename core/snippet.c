@@ -188,10 +188,12 @@ static int snippet_make_selector(const xb_image *img, const xb_function *f, snip
 	memset(sel, 0, sizeof *sel);
 	sel->section = in->section;
 	sel->input = f->input;
-	size_t same = 0;
-	for (size_t i = 0; i < img->map.ninputs; i++)
-		if (img->map.inputs[i].section && strcmp(img->map.inputs[i].section, in->section) == 0)
-			same++;
+	size_t same = in->same_section; /* counted when the map was read */
+	if (!same) /* a map built by hand */
+		for (size_t i = 0; i < img->map.ninputs; i++)
+			if (img->map.inputs[i].section &&
+			    strcmp(img->map.inputs[i].section, in->section) == 0)
+				same++;
 	if (same == 1) {
 		sel->kind = SNIPPET_ANY_FILE;
 		return 0;

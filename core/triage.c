@@ -203,9 +203,10 @@ static void mpu_check(tctx *c)
 		size_t *ix = funcs_by_samples(c, &nf);
 		for (size_t k = 0; k < nf && n < 8; k++) {
 			const xb_function *fn = &c->in->img->funcs[ix[k]];
-			if (fn->region != XB_REGION_FLASH && !target_decode_xip(tg, fn->addr, &(uint32_t){0},
-										&(enum xb_alias_mode){0}))
-				continue;
+			uint32_t off;
+			enum xb_alias_mode mode;
+			if (fn->region != XB_REGION_FLASH && !target_decode_xip(tg, fn->addr, &off, &mode))
+				continue; /* SRAM and ROM code: the MPU's flash attributes do not apply */
 			at[n] = fn->addr;
 			share[n] = pct(c->prof.func[ix[k]].net, c->busy);
 			who[n++] = fn->name;

@@ -126,6 +126,8 @@ typedef struct xb_model {
 				   * idle subtracted"), NULL: none */
 	const char *triage_trace; /* its fetch trace ("the planning profile's"), NULL: none */
 	const char *triage_config; /* the build configuration's path, NULL: none */
+	const char *triage_registers; /* the registers read over SWD ("XIP_CTRL 0x00000003"),
+				       * NULL: none */
 	const char *triage_error; /* why the last run failed (the last good one stays), NULL */
 
 	/* ---- view settings the panels follow ---- */

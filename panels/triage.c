@@ -323,6 +323,8 @@ static void triage_header(const triage_state *s, const xb_model *m, xb_canvas *c
 	} else {
 		wg_item(&p, NULL, "no build configuration");
 	}
+	if (m->triage_registers)
+		wg_item(&p, NULL, m->triage_registers);
 }
 
 static void triage_draw(void *st, const xb_model *m, xb_canvas *c, xb_rect r, int focused)

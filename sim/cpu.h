@@ -79,9 +79,12 @@ typedef struct xb_cpu {
 	/* ---- hot: the run loop ---- */
 	uint32_t r[16];     /* r[13] is the SP in use; r[15] the next instruction while an
 			     * instruction executes (PC reads give r[15] + 2) */
-	uint32_t fn, fz, fc, fv; /* APSR flags, 0 or 1 */
+	/* APSR flags. N and Z share one value so that an instruction sets both with one store
+	 * (cpu_flag_n, cpu_flag_z, cpu_make_nz): N is its sign, Z is 1 when its low 32 bits
+	 * are zero. C and V are 0 or 1. */
+	int64_t fnz;
+	uint32_t fc, fv;
 	uint64_t cycles;
-	uint64_t insns;
 	uint64_t stop_at;   /* the run loop returns when cycles >= stop_at; 0 forces it */
 	uint32_t fetch_word; /* the 32-bit code word fetched last, ~0 when none */
 	uint32_t code_lo, code_size; /* current code region */
@@ -91,6 +94,10 @@ typedef struct xb_cpu {
 	enum xb_alias_mode code_mode; /* alias mode (XB_CODE_XIP) */
 	uint32_t cur_pc;    /* the instruction executing or executed last */
 	uint32_t tbit;      /* EPSR.T */
+	/* Retired instructions. Not beside cycles: the compiler would then add 1 to both with
+	 * one 16-byte load and store, which cannot take its data from the 8-byte stores that
+	 * instructions make to cycles (a store-forwarding stall per instruction). */
+	uint64_t insns;
 	xb_cache *cache;
 	uint32_t miss_penalty;
 	/* Why the flash cannot answer an XIP read now (NULL: it can), until xip_dead_until;
@@ -164,6 +171,22 @@ typedef struct xb_cpu {
 	int reset_requested; /* AIRCR.SYSRESETREQ, acted on between instructions */
 	unsigned core;       /* 0 or 1 (RP2040 core number) */
 } xb_cpu;
+
+static inline uint32_t cpu_flag_n(const xb_cpu *c)
+{
+	return c->fnz < 0;
+}
+
+static inline uint32_t cpu_flag_z(const xb_cpu *c)
+{
+	return (uint32_t)c->fnz == 0;
+}
+
+/* The fnz value for flags n and z (0 or 1): every combination, N and Z both set included. */
+static inline int64_t cpu_make_nz(uint32_t n, uint32_t z)
+{
+	return (n ? -((int64_t)1 << 32) : 0) + (z ? 0 : 1);
+}
 
 /* ---- cpu_decode.c ---- */
 /* Sets up the decode table; the rest of the state is set by cpu_system_reset and the board. */

@@ -117,7 +117,7 @@ void cpu_clear_pending(xb_cpu *c, unsigned n)
 
 uint32_t cpu_xpsr(const xb_cpu *c)
 {
-	return (c->fn << 31) | (c->fz << 30) | (c->fc << 29) | (c->fv << 28) | (c->tbit << 24) |
+	return (cpu_flag_n(c) << 31) | (cpu_flag_z(c) << 30) | (c->fc << 29) | (c->fv << 28) | (c->tbit << 24) |
 	       c->ipsr;
 }
 
@@ -386,8 +386,7 @@ void cpu_exception_return(xb_cpu *c, uint32_t exc_return)
 	else
 		c->r[13] = new_sp;
 	cpu_sync_sp(c);
-	c->fn = xpsr >> 31;
-	c->fz = (xpsr >> 30) & 1;
+	c->fnz = cpu_make_nz(xpsr >> 31, (xpsr >> 30) & 1);
 	c->fc = (xpsr >> 29) & 1;
 	c->fv = (xpsr >> 28) & 1;
 	c->tbit = (xpsr >> 24) & 1;
@@ -407,7 +406,7 @@ static int cpu_privileged(const xb_cpu *c)
 
 uint32_t cpu_read_special(xb_cpu *c, unsigned sysm)
 {
-	uint32_t apsr = (c->fn << 31) | (c->fz << 30) | (c->fc << 29) | (c->fv << 28);
+	uint32_t apsr = (cpu_flag_n(c) << 31) | (cpu_flag_z(c) << 30) | (c->fc << 29) | (c->fv << 28);
 	switch (sysm) {
 	case 0: case 2:
 		return apsr;
@@ -434,8 +433,7 @@ void cpu_write_special(xb_cpu *c, unsigned sysm, uint32_t v)
 {
 	if (sysm < 8) {
 		if (!(sysm & 4)) { /* the APSR part of APSR, IAPSR, EAPSR, XPSR */
-			c->fn = v >> 31;
-			c->fz = (v >> 30) & 1;
+			c->fnz = cpu_make_nz(v >> 31, (v >> 30) & 1);
 			c->fc = (v >> 29) & 1;
 			c->fv = (v >> 28) & 1;
 		}
@@ -521,8 +519,7 @@ void cpu_set_reg(xb_cpu *c, unsigned reg, uint32_t v)
 	}
 	switch (reg) {
 	case XB_REG_XPSR:
-		c->fn = v >> 31;
-		c->fz = (v >> 30) & 1;
+		c->fnz = cpu_make_nz(v >> 31, (v >> 30) & 1);
 		c->fc = (v >> 29) & 1;
 		c->fv = (v >> 28) & 1;
 		c->tbit = (v >> 24) & 1;
@@ -558,7 +555,8 @@ void cpu_set_reg(xb_cpu *c, unsigned reg, uint32_t v)
 void cpu_system_reset(xb_cpu *c)
 {
 	memset(c->r, 0, sizeof c->r);
-	c->fn = c->fz = c->fc = c->fv = 0;
+	c->fnz = cpu_make_nz(0, 0);
+	c->fc = c->fv = 0;
 	c->control = 0;
 	c->primask = 0;
 	c->ipsr = 0;

@@ -78,8 +78,10 @@ static void cpu_fetch_region(xb_cpu *c, uint32_t pc)
 	cpu_fault(c, cpu_xn(pc) ? XB_FAULT_XN : XB_FAULT_FETCH, pc);
 }
 
-/* Fetches the 32-bit word holding pc: one bus access, one cache access from flash. */
-static inline void cpu_fetch(xb_cpu *c, uint32_t pc)
+/* Fetches the 32-bit word holding pc: one bus access, one cache access from flash. The
+ * out-of-line part: a new code region, flash through another alias or with the cache off,
+ * and tracing. */
+static void cpu_fetch_slow(xb_cpu *c, uint32_t pc)
 {
 	uint32_t word = pc & ~3u;
 	if (word - c->code_lo >= c->code_size)
@@ -100,6 +102,23 @@ static inline void cpu_fetch(xb_cpu *c, uint32_t pc)
 	}
 	if (c->trace)
 		trace_stream_push(c->trace, word);
+}
+
+/* The same, inline for the common cases (a word in the current region of SRAM or ROM, or of
+ * flash through the cached alias, untraced): the cache's own fast path answers a hit. */
+static inline void cpu_fetch(xb_cpu *c, uint32_t pc)
+{
+	uint32_t word = pc & ~3u;
+	if (word - c->code_lo >= c->code_size || c->trace || c->code_kind == XB_CODE_XIP) {
+		cpu_fetch_slow(c, pc);
+		return;
+	}
+	c->fetch_word = word;
+	if (c->code_kind == XB_CODE_XIP_FAST && !cache_fetch(c->cache, word - c->code_lo)) {
+		c->cycles += c->miss_penalty;
+		if (c->xip_dead)
+			xip_unanswered(c, word - c->code_lo);
+	}
 }
 
 static inline uint32_t cpu_halfword_at(const xb_cpu *c, uint32_t pc)
@@ -257,16 +276,14 @@ int cpu_write_word(xb_cpu *c, uint32_t addr, uint32_t value)
 
 static inline void cpu_set_nz(xb_cpu *c, uint32_t r)
 {
-	c->fn = r >> 31;
-	c->fz = r == 0;
+	c->fnz = (int32_t)r;
 }
 
 static inline uint32_t cpu_add_flags(xb_cpu *c, uint32_t a, uint32_t b, uint32_t carry)
 {
 	uint64_t wide = (uint64_t)a + b + carry;
 	uint32_t r = (uint32_t)wide;
-	c->fn = r >> 31;
-	c->fz = r == 0;
+	c->fnz = (int32_t)r;
 	c->fc = (uint32_t)(wide >> 32);
 	c->fv = ((a ^ r) & (b ^ r)) >> 31;
 	return r;
@@ -274,21 +291,22 @@ static inline uint32_t cpu_add_flags(xb_cpu *c, uint32_t a, uint32_t b, uint32_t
 
 static inline int cpu_cond(const xb_cpu *c, unsigned cond)
 {
+	uint32_t z = cpu_flag_z(c), n = cpu_flag_n(c);
 	switch (cond) {
-	case 0x0: return c->fz;
-	case 0x1: return !c->fz;
+	case 0x0: return z;
+	case 0x1: return !z;
 	case 0x2: return c->fc;
 	case 0x3: return !c->fc;
-	case 0x4: return c->fn;
-	case 0x5: return !c->fn;
+	case 0x4: return n;
+	case 0x5: return !n;
 	case 0x6: return c->fv;
 	case 0x7: return !c->fv;
-	case 0x8: return c->fc && !c->fz;
-	case 0x9: return !c->fc || c->fz;
-	case 0xA: return c->fn == c->fv;
-	case 0xB: return c->fn != c->fv;
-	case 0xC: return !c->fz && c->fn == c->fv;
-	case 0xD: return c->fz || c->fn != c->fv;
+	case 0x8: return c->fc && !z;
+	case 0x9: return !c->fc || z;
+	case 0xA: return n == c->fv;
+	case 0xB: return n != c->fv;
+	case 0xC: return !z && n == c->fv;
+	case 0xD: return z || n != c->fv;
 	default: return 1;
 	}
 }
@@ -531,21 +549,225 @@ static void cpu_exec_stm(xb_cpu *c, uint32_t insn)
 #define R8(i) (((i) >> 8) & 7)
 
 /* The interpreter loop. Kept out of cpu_run's setjmp frame so that the compiler can hold
- * the CPU pointer in a register. */
+ * the CPU pointer in a register.
+ *
+ * The loop keeps the next instruction's address (npc), the cycle count (cyc) and the
+ * retired-instruction count (ins) in locals: held in memory, each instruction would wait
+ * for its predecessor's store of them. c->r[15] is stored for every instruction (operands
+ * read it), but cycles and insns only around what may read or change them: the classes
+ * whose code calls out (memory access other than aligned SRAM, exceptions, system
+ * instructions) start with OP_SYNC_OUT and end with OP_NEXT_SYNCED, which takes the three
+ * values back from memory; a fault, SVC or BKPT longjmps out of the loop after syncing, so
+ * memory holds the counts.
+ *
+ * With GCC or Clang each instruction class ends in its own copy of the dispatch (fetch,
+ * decode, an indirect jump through op_label): the host predicts each of those jumps from
+ * the class that precedes it, which it cannot do as well for one shared switch jump. Other
+ * compilers (and builds with XB_SWITCH_DISPATCH defined) get the same code as a switch. */
+#define OP_SYNC_OUT()               \
+	do {                        \
+		c->cycles = cyc;    \
+		c->insns = ins;     \
+	} while (0)
+/* A call that does not return (a fault, SVC, BKPT), made with the counts in memory. */
+#define OP_SYNCED(call) (c->cycles = cyc, c->insns = ins, call)
+#define OP_FAULT(kind, addr) OP_SYNCED(cpu_fault(c, kind, addr))
+#define OP_SYNC_IN()                \
+	do {                        \
+		cyc = c->cycles;    \
+		ins = c->insns;     \
+		npc = c->r[15];     \
+	} while (0)
+
+#if defined(__GNUC__) && !defined(XB_SWITCH_DISPATCH)
+#define OP_THREADED 1
+#define OP_CASE(op) L_##op:
+#define OP_DEFAULT L_DEFAULT:
+#define OP_NEXT                                       \
+	do {                                          \
+		OP_DECODE();                          \
+		goto *op_label[c->decode[insn >> 6]]; \
+	} while (0)
+#define OP_NEXT_SYNCED         \
+	do {                   \
+		OP_SYNC_IN();  \
+		OP_NEXT;       \
+	} while (0)
+#else
+#define OP_THREADED 0
+#define OP_CASE(op) case op:
+#define OP_DEFAULT default:
+#define OP_NEXT break
+#define OP_NEXT_SYNCED \
+	OP_SYNC_IN();  \
+	break
+#endif
+
+/* LDR/STR of size bytes at addr (one cycle beyond the dispatch's): an aligned SRAM access
+ * here, as cpu_load and cpu_store make it; anything else through them with the counts in
+ * memory.
+ * type: what the loaded bytes are (signed for LDRSB and LDRSH). The braces, not a do-while,
+ * let OP_NEXT leave a switch. */
+#define OP_LOAD(rd, addr, size, type)                                        \
+	{                                                                    \
+		uint32_t a_ = (addr), o_ = a_ - c->sram_base;                \
+		if (!(a_ & ((size) - 1)) && o_ < c->sram_size) {             \
+			type v_;                                             \
+			memcpy(&v_, c->sram + o_, size);                     \
+			r[rd] = (uint32_t)v_;                                \
+			cyc += 1;                                            \
+			OP_NEXT;                                             \
+		}                                                            \
+		OP_SYNC_OUT();                                               \
+		r[rd] = (uint32_t)(type)cpu_load(c, a_, size, 0);            \
+		c->cycles += 1;                                              \
+		OP_NEXT_SYNCED;                                              \
+	}
+#define OP_STORE(addr, size, value)                                          \
+	{                                                                    \
+		uint32_t a_ = (addr), o_ = a_ - c->sram_base;                \
+		if (!(a_ & ((size) - 1)) && o_ < c->sram_size) {             \
+			uint32_t v_ = (value);                               \
+			memcpy(c->sram + o_, &v_, size); /* little-endian */ \
+			cyc += 1;                                            \
+			OP_NEXT;                                             \
+		}                                                            \
+		OP_SYNC_OUT();                                               \
+		cpu_store(c, a_, size, value, 0);                            \
+		c->cycles += 1;                                              \
+		OP_NEXT_SYNCED;                                              \
+	}
+
+/* Fetches the word holding pc (as cpu_fetch, with the cycles in cyc): the current region of
+ * SRAM or ROM, or of flash through the cached alias, untraced, here; the rest through
+ * cpu_fetch_slow. */
+#define OP_FETCH()                                                                          \
+	do {                                                                                \
+		uint32_t word_ = pc & ~3u, off_ = word_ - c->code_lo;                        \
+		if (off_ < c->code_size && !c->trace && c->code_kind != XB_CODE_XIP) {      \
+			c->fetch_word = word_;                                               \
+			if (c->code_kind == XB_CODE_XIP_FAST && !cache_fetch(c->cache, off_)) { \
+				cyc += c->miss_penalty;                                      \
+				if (c->xip_dead) {                                           \
+					OP_SYNC_OUT();                                       \
+					xip_unanswered(c, off_);                             \
+					cyc = c->cycles;                                     \
+				}                                                            \
+			}                                                                    \
+		} else {                                                                     \
+			OP_SYNC_OUT();                                                       \
+			cpu_fetch_slow(c, pc);                                               \
+			cyc = c->cycles;                                                     \
+		}                                                                            \
+	} while (0)
+
+/* Fetches and decodes the next instruction into pc and insn (returning from the loop when
+ * the cycle limit is reached); charges its first cycle. */
+#define OP_DECODE()                              \
+	do {                                     \
+		if (cyc >= c->stop_at) {         \
+			OP_SYNC_OUT();           \
+			return;                  \
+		}                                \
+		pc = npc;                        \
+		c->cur_pc = pc;                  \
+		if ((pc & ~3u) != c->fetch_word) \
+			OP_FETCH();              \
+		insn = cpu_halfword_at(c, pc);   \
+		npc = pc + 2;                    \
+		c->r[15] = npc;                  \
+		ins++;                           \
+		cyc++;                           \
+	} while (0)
+
 __attribute__((noinline)) static void cpu_run_loop(xb_cpu *c)
 {
-	while (c->cycles < c->stop_at) {
-		uint32_t pc = c->r[15];
-		c->cur_pc = pc;
-		if ((pc & ~3u) != c->fetch_word)
-			cpu_fetch(c, pc);
-		uint32_t insn = cpu_halfword_at(c, pc);
-		c->r[15] = pc + 2;
-		c->insns++;
-		c->cycles++;
-		uint32_t *r = c->r;
+	uint32_t *r = c->r;
+	uint32_t pc, insn, npc = c->r[15];
+	uint64_t cyc = c->cycles, ins = c->insns;
+#if OP_THREADED
+	static const void *const op_label[OP_T32 + 1] = {
+		[OP_UNDEF] = &&L_DEFAULT,
+		[OP_LSL_IMM] = &&L_OP_LSL_IMM,
+		[OP_LSR_IMM] = &&L_OP_LSR_IMM,
+		[OP_ASR_IMM] = &&L_OP_ASR_IMM,
+		[OP_ADD_REG] = &&L_OP_ADD_REG,
+		[OP_SUB_REG] = &&L_OP_SUB_REG,
+		[OP_ADD_IMM3] = &&L_OP_ADD_IMM3,
+		[OP_SUB_IMM3] = &&L_OP_SUB_IMM3,
+		[OP_MOV_IMM] = &&L_OP_MOV_IMM,
+		[OP_CMP_IMM] = &&L_OP_CMP_IMM,
+		[OP_ADD_IMM8] = &&L_OP_ADD_IMM8,
+		[OP_SUB_IMM8] = &&L_OP_SUB_IMM8,
+		[OP_AND] = &&L_OP_AND,
+		[OP_EOR] = &&L_OP_EOR,
+		[OP_LSL_REG] = &&L_OP_LSL_REG,
+		[OP_LSR_REG] = &&L_OP_LSR_REG,
+		[OP_ASR_REG] = &&L_OP_ASR_REG,
+		[OP_ADC] = &&L_OP_ADC,
+		[OP_SBC] = &&L_OP_SBC,
+		[OP_ROR] = &&L_OP_ROR,
+		[OP_TST] = &&L_OP_TST,
+		[OP_RSB] = &&L_OP_RSB,
+		[OP_CMP_REG] = &&L_OP_CMP_REG,
+		[OP_CMN] = &&L_OP_CMN,
+		[OP_ORR] = &&L_OP_ORR,
+		[OP_MUL] = &&L_OP_MUL,
+		[OP_BIC] = &&L_OP_BIC,
+		[OP_MVN] = &&L_OP_MVN,
+		[OP_ADD_HI] = &&L_OP_ADD_HI,
+		[OP_CMP_HI] = &&L_OP_CMP_HI,
+		[OP_MOV_HI] = &&L_OP_MOV_HI,
+		[OP_BX] = &&L_OP_BX,
+		[OP_LDR_LIT] = &&L_OP_LDR_LIT,
+		[OP_STR_REG] = &&L_OP_STR_REG,
+		[OP_STRH_REG] = &&L_OP_STRH_REG,
+		[OP_STRB_REG] = &&L_OP_STRB_REG,
+		[OP_LDRSB_REG] = &&L_OP_LDRSB_REG,
+		[OP_LDR_REG] = &&L_OP_LDR_REG,
+		[OP_LDRH_REG] = &&L_OP_LDRH_REG,
+		[OP_LDRB_REG] = &&L_OP_LDRB_REG,
+		[OP_LDRSH_REG] = &&L_OP_LDRSH_REG,
+		[OP_STR_IMM] = &&L_OP_STR_IMM,
+		[OP_LDR_IMM] = &&L_OP_LDR_IMM,
+		[OP_STRB_IMM] = &&L_OP_STRB_IMM,
+		[OP_LDRB_IMM] = &&L_OP_LDRB_IMM,
+		[OP_STRH_IMM] = &&L_OP_STRH_IMM,
+		[OP_LDRH_IMM] = &&L_OP_LDRH_IMM,
+		[OP_STR_SP] = &&L_OP_STR_SP,
+		[OP_LDR_SP] = &&L_OP_LDR_SP,
+		[OP_ADR] = &&L_OP_ADR,
+		[OP_ADD_SP_REG8] = &&L_OP_ADD_SP_REG8,
+		[OP_ADD_SP_IMM7] = &&L_OP_ADD_SP_IMM7,
+		[OP_SUB_SP_IMM7] = &&L_OP_SUB_SP_IMM7,
+		[OP_SXTH] = &&L_OP_SXTH,
+		[OP_SXTB] = &&L_OP_SXTB,
+		[OP_UXTH] = &&L_OP_UXTH,
+		[OP_UXTB] = &&L_OP_UXTB,
+		[OP_PUSH] = &&L_OP_PUSH,
+		[OP_POP] = &&L_OP_POP,
+		[OP_CPS] = &&L_OP_CPS,
+		[OP_REV] = &&L_OP_REV,
+		[OP_REV16] = &&L_OP_REV16,
+		[OP_REVSH] = &&L_OP_REVSH,
+		[OP_BKPT] = &&L_OP_BKPT,
+		[OP_HINT] = &&L_OP_HINT,
+		[OP_STM] = &&L_OP_STM,
+		[OP_LDM] = &&L_OP_LDM,
+		[OP_BCOND] = &&L_OP_BCOND,
+		[OP_UDF] = &&L_OP_UDF,
+		[OP_SVC] = &&L_OP_SVC,
+		[OP_B] = &&L_OP_B,
+		[OP_T32] = &&L_OP_T32,
+	};
+	OP_NEXT;
+	{
+#else
+	for (;;) {
+		OP_DECODE();
 		switch (c->decode[insn >> 6]) {
-		case OP_LSL_IMM: {
+#endif
+		OP_CASE(OP_LSL_IMM) {
 			uint32_t v = r[RM(insn)], n = IMM5(insn);
 			if (n) {
 				c->fc = (v >> (32 - n)) & 1;
@@ -553,9 +775,9 @@ __attribute__((noinline)) static void cpu_run_loop(xb_cpu *c)
 			}
 			r[RD(insn)] = v;
 			cpu_set_nz(c, v);
-			break;
+			OP_NEXT;
 		}
-		case OP_LSR_IMM: {
+		OP_CASE(OP_LSR_IMM) {
 			uint32_t v = r[RM(insn)], n = IMM5(insn);
 			if (!n)
 				n = 32;
@@ -563,9 +785,9 @@ __attribute__((noinline)) static void cpu_run_loop(xb_cpu *c)
 			v = n == 32 ? 0 : v >> n;
 			r[RD(insn)] = v;
 			cpu_set_nz(c, v);
-			break;
+			OP_NEXT;
 		}
-		case OP_ASR_IMM: {
+		OP_CASE(OP_ASR_IMM) {
 			uint32_t v = r[RM(insn)], n = IMM5(insn);
 			if (!n)
 				n = 32;
@@ -573,129 +795,131 @@ __attribute__((noinline)) static void cpu_run_loop(xb_cpu *c)
 			v = n == 32 ? (uint32_t)((int32_t)v >> 31) : (uint32_t)((int32_t)v >> n);
 			r[RD(insn)] = v;
 			cpu_set_nz(c, v);
-			break;
+			OP_NEXT;
 		}
-		case OP_ADD_REG:
+		OP_CASE(OP_ADD_REG)
 			r[RD(insn)] = cpu_add_flags(c, r[RN(insn)], r[RM6(insn)], 0);
-			break;
-		case OP_SUB_REG:
+			OP_NEXT;
+		OP_CASE(OP_SUB_REG)
 			r[RD(insn)] = cpu_add_flags(c, r[RN(insn)], ~r[RM6(insn)], 1);
-			break;
-		case OP_ADD_IMM3:
+			OP_NEXT;
+		OP_CASE(OP_ADD_IMM3)
 			r[RD(insn)] = cpu_add_flags(c, r[RN(insn)], (insn >> 6) & 7, 0);
-			break;
-		case OP_SUB_IMM3:
+			OP_NEXT;
+		OP_CASE(OP_SUB_IMM3)
 			r[RD(insn)] = cpu_add_flags(c, r[RN(insn)], ~((insn >> 6) & 7), 1);
-			break;
-		case OP_MOV_IMM: {
+			OP_NEXT;
+		OP_CASE(OP_MOV_IMM) {
 			uint32_t v = insn & 0xFF;
 			r[R8(insn)] = v;
-			c->fn = 0;
-			c->fz = v == 0;
-			break;
+			c->fnz = v;
+			OP_NEXT;
 		}
-		case OP_CMP_IMM:
+		OP_CASE(OP_CMP_IMM)
 			cpu_add_flags(c, r[R8(insn)], ~(insn & 0xFF), 1);
-			break;
-		case OP_ADD_IMM8:
+			OP_NEXT;
+		OP_CASE(OP_ADD_IMM8)
 			r[R8(insn)] = cpu_add_flags(c, r[R8(insn)], insn & 0xFF, 0);
-			break;
-		case OP_SUB_IMM8:
+			OP_NEXT;
+		OP_CASE(OP_SUB_IMM8)
 			r[R8(insn)] = cpu_add_flags(c, r[R8(insn)], ~(insn & 0xFF), 1);
-			break;
-		case OP_AND: {
+			OP_NEXT;
+		OP_CASE(OP_AND) {
 			uint32_t v = r[RD(insn)] & r[RM(insn)];
 			r[RD(insn)] = v;
 			cpu_set_nz(c, v);
-			break;
+			OP_NEXT;
 		}
-		case OP_EOR: {
+		OP_CASE(OP_EOR) {
 			uint32_t v = r[RD(insn)] ^ r[RM(insn)];
 			r[RD(insn)] = v;
 			cpu_set_nz(c, v);
-			break;
+			OP_NEXT;
 		}
-		case OP_LSL_REG:
-		case OP_LSR_REG:
-		case OP_ASR_REG:
-		case OP_ROR: {
+		OP_CASE(OP_LSL_REG)
+		OP_CASE(OP_LSR_REG)
+		OP_CASE(OP_ASR_REG)
+		OP_CASE(OP_ROR) {
 			uint32_t v = cpu_shift_reg(c, c->decode[insn >> 6], r[RD(insn)], r[RM(insn)]);
 			r[RD(insn)] = v;
 			cpu_set_nz(c, v);
-			break;
+			OP_NEXT;
 		}
-		case OP_ADC:
+		OP_CASE(OP_ADC)
 			r[RD(insn)] = cpu_add_flags(c, r[RD(insn)], r[RM(insn)], c->fc);
-			break;
-		case OP_SBC:
+			OP_NEXT;
+		OP_CASE(OP_SBC)
 			r[RD(insn)] = cpu_add_flags(c, r[RD(insn)], ~r[RM(insn)], c->fc);
-			break;
-		case OP_TST:
+			OP_NEXT;
+		OP_CASE(OP_TST)
 			cpu_set_nz(c, r[RD(insn)] & r[RM(insn)]);
-			break;
-		case OP_RSB:
+			OP_NEXT;
+		OP_CASE(OP_RSB)
 			r[RD(insn)] = cpu_add_flags(c, 0, ~r[RN(insn)], 1);
-			break;
-		case OP_CMP_REG:
+			OP_NEXT;
+		OP_CASE(OP_CMP_REG)
 			cpu_add_flags(c, r[RD(insn)], ~r[RM(insn)], 1);
-			break;
-		case OP_CMN:
+			OP_NEXT;
+		OP_CASE(OP_CMN)
 			cpu_add_flags(c, r[RD(insn)], r[RM(insn)], 0);
-			break;
-		case OP_ORR: {
+			OP_NEXT;
+		OP_CASE(OP_ORR) {
 			uint32_t v = r[RD(insn)] | r[RM(insn)];
 			r[RD(insn)] = v;
 			cpu_set_nz(c, v);
-			break;
+			OP_NEXT;
 		}
-		case OP_MUL: {
+		OP_CASE(OP_MUL) {
 			uint32_t v = r[RD(insn)] * r[RN(insn)];
 			r[RD(insn)] = v;
 			cpu_set_nz(c, v);
-			break;
+			OP_NEXT;
 		}
-		case OP_BIC: {
+		OP_CASE(OP_BIC) {
 			uint32_t v = r[RD(insn)] & ~r[RM(insn)];
 			r[RD(insn)] = v;
 			cpu_set_nz(c, v);
-			break;
+			OP_NEXT;
 		}
-		case OP_MVN: {
+		OP_CASE(OP_MVN) {
 			uint32_t v = ~r[RM(insn)];
 			r[RD(insn)] = v;
 			cpu_set_nz(c, v);
-			break;
+			OP_NEXT;
 		}
-		case OP_ADD_HI: {
+		OP_CASE(OP_ADD_HI) {
 			unsigned d = (insn & 7) | ((insn >> 4) & 8), m = (insn >> 3) & 15;
 			if (d == 15 && m == 15)
-				cpu_fault(c, XB_FAULT_UNDEFINED, 0); /* UNPREDICTABLE: refused */
+				OP_FAULT(XB_FAULT_UNDEFINED, 0); /* UNPREDICTABLE: refused */
 			uint32_t v = cpu_reg_hi(c, d) + cpu_reg_hi(c, m);
 			if (d == 15) {
 				cpu_branch(c, v);
-				c->cycles += 1;
+				npc = c->r[15];
+				cyc += 1;
 			} else {
 				r[d] = d == 13 ? v & ~3u : v;
 			}
-			break;
+			OP_NEXT;
 		}
-		case OP_CMP_HI: {
+		OP_CASE(OP_CMP_HI) {
 			unsigned n = (insn & 7) | ((insn >> 4) & 8), m = (insn >> 3) & 15;
 			cpu_add_flags(c, cpu_reg_hi(c, n), ~cpu_reg_hi(c, m), 1);
-			break;
+			OP_NEXT;
 		}
-		case OP_MOV_HI: {
+		OP_CASE(OP_MOV_HI) {
 			unsigned d = (insn & 7) | ((insn >> 4) & 8), m = (insn >> 3) & 15;
 			uint32_t v = cpu_reg_hi(c, m);
 			if (d == 15) {
 				cpu_branch(c, v);
-				c->cycles += 1;
+				npc = c->r[15];
+				cyc += 1;
 			} else {
 				r[d] = d == 13 ? v & ~3u : v;
 			}
-			break;
+			OP_NEXT;
 		}
-		case OP_BX: {
+		OP_CASE(OP_BX) {
+			OP_SYNC_OUT();
 			unsigned m = (insn >> 3) & 15;
 			uint32_t target = cpu_reg_hi(c, m);
 			c->cycles += 1;
@@ -707,167 +931,145 @@ __attribute__((noinline)) static void cpu_run_loop(xb_cpu *c)
 			} else {
 				cpu_bx_write_pc(c, target, 1);
 			}
-			break;
+			OP_NEXT_SYNCED;
 		}
-		case OP_LDR_LIT: {
+		OP_CASE(OP_LDR_LIT) {
+			OP_SYNC_OUT();
 			uint32_t a = (PC_READ(c) & ~3u) + ((insn & 0xFF) << 2);
 			r[R8(insn)] = cpu_load(c, a, 4, 0);
 			c->cycles += 1;
-			break;
+			OP_NEXT_SYNCED;
 		}
-		case OP_STR_REG:
-			cpu_store(c, r[RN(insn)] + r[RM6(insn)], 4, r[RD(insn)], 0);
-			c->cycles += 1;
-			break;
-		case OP_STRH_REG:
-			cpu_store(c, r[RN(insn)] + r[RM6(insn)], 2, r[RD(insn)], 0);
-			c->cycles += 1;
-			break;
-		case OP_STRB_REG:
-			cpu_store(c, r[RN(insn)] + r[RM6(insn)], 1, r[RD(insn)], 0);
-			c->cycles += 1;
-			break;
-		case OP_LDRSB_REG:
-			r[RD(insn)] = (uint32_t)(int32_t)(int8_t)cpu_load(
-				c, r[RN(insn)] + r[RM6(insn)], 1, 0);
-			c->cycles += 1;
-			break;
-		case OP_LDR_REG:
-			r[RD(insn)] = cpu_load(c, r[RN(insn)] + r[RM6(insn)], 4, 0);
-			c->cycles += 1;
-			break;
-		case OP_LDRH_REG:
-			r[RD(insn)] = cpu_load(c, r[RN(insn)] + r[RM6(insn)], 2, 0);
-			c->cycles += 1;
-			break;
-		case OP_LDRB_REG:
-			r[RD(insn)] = cpu_load(c, r[RN(insn)] + r[RM6(insn)], 1, 0);
-			c->cycles += 1;
-			break;
-		case OP_LDRSH_REG:
-			r[RD(insn)] = (uint32_t)(int32_t)(int16_t)cpu_load(
-				c, r[RN(insn)] + r[RM6(insn)], 2, 0);
-			c->cycles += 1;
-			break;
-		case OP_STR_IMM:
-			cpu_store(c, r[RN(insn)] + (IMM5(insn) << 2), 4, r[RD(insn)], 0);
-			c->cycles += 1;
-			break;
-		case OP_LDR_IMM:
-			r[RD(insn)] = cpu_load(c, r[RN(insn)] + (IMM5(insn) << 2), 4, 0);
-			c->cycles += 1;
-			break;
-		case OP_STRB_IMM:
-			cpu_store(c, r[RN(insn)] + IMM5(insn), 1, r[RD(insn)], 0);
-			c->cycles += 1;
-			break;
-		case OP_LDRB_IMM:
-			r[RD(insn)] = cpu_load(c, r[RN(insn)] + IMM5(insn), 1, 0);
-			c->cycles += 1;
-			break;
-		case OP_STRH_IMM:
-			cpu_store(c, r[RN(insn)] + (IMM5(insn) << 1), 2, r[RD(insn)], 0);
-			c->cycles += 1;
-			break;
-		case OP_LDRH_IMM:
-			r[RD(insn)] = cpu_load(c, r[RN(insn)] + (IMM5(insn) << 1), 2, 0);
-			c->cycles += 1;
-			break;
-		case OP_STR_SP:
-			cpu_store(c, r[13] + ((insn & 0xFF) << 2), 4, r[R8(insn)], 0);
-			c->cycles += 1;
-			break;
-		case OP_LDR_SP:
-			r[R8(insn)] = cpu_load(c, r[13] + ((insn & 0xFF) << 2), 4, 0);
-			c->cycles += 1;
-			break;
-		case OP_ADR:
+		OP_CASE(OP_STR_REG)
+			OP_STORE(r[RN(insn)] + r[RM6(insn)], 4, r[RD(insn)]);
+		OP_CASE(OP_STRH_REG)
+			OP_STORE(r[RN(insn)] + r[RM6(insn)], 2, r[RD(insn)]);
+		OP_CASE(OP_STRB_REG)
+			OP_STORE(r[RN(insn)] + r[RM6(insn)], 1, r[RD(insn)]);
+		OP_CASE(OP_LDRSB_REG)
+			OP_LOAD(RD(insn), r[RN(insn)] + r[RM6(insn)], 1, int8_t);
+		OP_CASE(OP_LDR_REG)
+			OP_LOAD(RD(insn), r[RN(insn)] + r[RM6(insn)], 4, uint32_t);
+		OP_CASE(OP_LDRH_REG)
+			OP_LOAD(RD(insn), r[RN(insn)] + r[RM6(insn)], 2, uint16_t);
+		OP_CASE(OP_LDRB_REG)
+			OP_LOAD(RD(insn), r[RN(insn)] + r[RM6(insn)], 1, uint8_t);
+		OP_CASE(OP_LDRSH_REG)
+			OP_LOAD(RD(insn), r[RN(insn)] + r[RM6(insn)], 2, int16_t);
+		OP_CASE(OP_STR_IMM)
+			OP_STORE(r[RN(insn)] + (IMM5(insn) << 2), 4, r[RD(insn)]);
+		OP_CASE(OP_LDR_IMM)
+			OP_LOAD(RD(insn), r[RN(insn)] + (IMM5(insn) << 2), 4, uint32_t);
+		OP_CASE(OP_STRB_IMM)
+			OP_STORE(r[RN(insn)] + IMM5(insn), 1, r[RD(insn)]);
+		OP_CASE(OP_LDRB_IMM)
+			OP_LOAD(RD(insn), r[RN(insn)] + IMM5(insn), 1, uint8_t);
+		OP_CASE(OP_STRH_IMM)
+			OP_STORE(r[RN(insn)] + (IMM5(insn) << 1), 2, r[RD(insn)]);
+		OP_CASE(OP_LDRH_IMM)
+			OP_LOAD(RD(insn), r[RN(insn)] + (IMM5(insn) << 1), 2, uint16_t);
+		OP_CASE(OP_STR_SP)
+			OP_STORE(r[13] + ((insn & 0xFF) << 2), 4, r[R8(insn)]);
+		OP_CASE(OP_LDR_SP)
+			OP_LOAD(R8(insn), r[13] + ((insn & 0xFF) << 2), 4, uint32_t);
+		OP_CASE(OP_ADR)
 			r[R8(insn)] = (PC_READ(c) & ~3u) + ((insn & 0xFF) << 2);
-			break;
-		case OP_ADD_SP_REG8:
+			OP_NEXT;
+		OP_CASE(OP_ADD_SP_REG8)
 			r[R8(insn)] = r[13] + ((insn & 0xFF) << 2);
-			break;
-		case OP_ADD_SP_IMM7:
+			OP_NEXT;
+		OP_CASE(OP_ADD_SP_IMM7)
 			r[13] += (insn & 0x7F) << 2;
-			break;
-		case OP_SUB_SP_IMM7:
+			OP_NEXT;
+		OP_CASE(OP_SUB_SP_IMM7)
 			r[13] -= (insn & 0x7F) << 2;
-			break;
-		case OP_SXTH:
+			OP_NEXT;
+		OP_CASE(OP_SXTH)
 			r[RD(insn)] = (uint32_t)(int32_t)(int16_t)r[RM(insn)];
-			break;
-		case OP_SXTB:
+			OP_NEXT;
+		OP_CASE(OP_SXTB)
 			r[RD(insn)] = (uint32_t)(int32_t)(int8_t)r[RM(insn)];
-			break;
-		case OP_UXTH:
+			OP_NEXT;
+		OP_CASE(OP_UXTH)
 			r[RD(insn)] = r[RM(insn)] & 0xFFFF;
-			break;
-		case OP_UXTB:
+			OP_NEXT;
+		OP_CASE(OP_UXTB)
 			r[RD(insn)] = r[RM(insn)] & 0xFF;
-			break;
-		case OP_PUSH:
+			OP_NEXT;
+		OP_CASE(OP_PUSH)
+			OP_SYNC_OUT();
 			cpu_exec_push(c, insn);
-			break;
-		case OP_POP:
+			OP_NEXT_SYNCED;
+		OP_CASE(OP_POP)
+			OP_SYNC_OUT();
 			cpu_exec_pop(c, insn);
-			break;
-		case OP_CPS:
+			OP_NEXT_SYNCED;
+		OP_CASE(OP_CPS)
+			OP_SYNC_OUT();
 			if ((insn & 0xFFEF) != 0xB662)
 				cpu_fault(c, XB_FAULT_UNDEFINED, 0);
 			if (c->ipsr || !(c->control & 1)) { /* privileged only */
 				c->primask = (insn >> 4) & 1;
 				cpu_irq_changed(c);
 			}
-			break;
-		case OP_REV:
+			OP_NEXT_SYNCED;
+		OP_CASE(OP_REV)
 			r[RD(insn)] = __builtin_bswap32(r[RM(insn)]);
-			break;
-		case OP_REV16: {
+			OP_NEXT;
+		OP_CASE(OP_REV16) {
 			uint32_t v = r[RM(insn)];
 			r[RD(insn)] = ((v & 0x00FF00FFu) << 8) | ((v >> 8) & 0x00FF00FFu);
-			break;
+			OP_NEXT;
 		}
-		case OP_REVSH: {
+		OP_CASE(OP_REVSH) {
 			uint32_t v = r[RM(insn)];
 			r[RD(insn)] = (uint32_t)(int32_t)(int16_t)(((v & 0xFF) << 8) | ((v >> 8) & 0xFF));
-			break;
+			OP_NEXT;
 		}
-		case OP_BKPT:
-			cpu_bkpt(c);
-		case OP_HINT:
+		OP_CASE(OP_BKPT)
+			OP_SYNCED(cpu_bkpt(c));
+		OP_CASE(OP_HINT)
+			OP_SYNC_OUT();
 			cpu_exec_hint(c, insn);
-			break;
-		case OP_STM:
+			OP_NEXT_SYNCED;
+		OP_CASE(OP_STM)
+			OP_SYNC_OUT();
 			cpu_exec_stm(c, insn);
-			break;
-		case OP_LDM:
+			OP_NEXT_SYNCED;
+		OP_CASE(OP_LDM)
+			OP_SYNC_OUT();
 			cpu_exec_ldm(c, insn);
-			break;
-		case OP_BCOND:
+			OP_NEXT_SYNCED;
+		OP_CASE(OP_BCOND)
 			if (cpu_cond(c, (insn >> 8) & 15)) {
 				cpu_branch(c, PC_READ(c) + ((uint32_t)(int32_t)(int8_t)insn << 1));
-				c->cycles += 1;
+				npc = c->r[15];
+				cyc += 1;
 			}
-			break;
-		case OP_UDF:
-			cpu_fault(c, XB_FAULT_UNDEFINED, 0);
-		case OP_SVC:
-			cpu_svc(c);
-		case OP_B: {
+			OP_NEXT;
+		OP_CASE(OP_UDF)
+			OP_FAULT(XB_FAULT_UNDEFINED, 0);
+		OP_CASE(OP_SVC)
+			OP_SYNCED(cpu_svc(c));
+		OP_CASE(OP_B) {
 			uint32_t off = (insn & 0x7FF) << 1;
 			if (off & 0x800)
 				off |= 0xFFFFF000u;
 			cpu_branch(c, PC_READ(c) + off);
-			c->cycles += 1;
-			break;
+			npc = c->r[15];
+			cyc += 1;
+			OP_NEXT;
 		}
-		case OP_T32:
+		OP_CASE(OP_T32)
+			OP_SYNC_OUT();
 			cpu_exec_t32(c, insn);
-			break;
-		default:
-			cpu_fault(c, XB_FAULT_UNDEFINED, 0);
+			OP_NEXT_SYNCED;
+		OP_DEFAULT
+			OP_FAULT(XB_FAULT_UNDEFINED, 0);
 		}
+#if !OP_THREADED
 	}
+#endif
 }
 
 void cpu_run(xb_cpu *c)

@@ -48,7 +48,7 @@ struct app_triage {
 	uint32_t ctrl;
 	xb_mpu mpu;
 	/* what the model shows */
-	char samples_text[128], trace_text[160], error[sizeof((xb_err *)0)->msg];
+	char samples_text[128], trace_text[160], regs_text[64], error[sizeof((xb_err *)0)->msg];
 };
 
 static uint64_t triage_wall_ns(void)
@@ -249,13 +249,13 @@ static void read_registers(xb_app *a, app_triage *tr, const xb_target *tg, char 
 		if (session_swd_access(a->s, &acc, 1, &rep) == 0) {
 			tr->have_ctrl = 1;
 			tr->ctrl = acc.value;
-			snprintf(note, cap, ", XIP_CTRL 0x%08x", acc.value);
+			snprintf(note, cap, "XIP_CTRL 0x%08x", acc.value);
 		}
 	}
 	if (tg->mpu != XB_MPU_NONE && session_read_mpu(a->s, &tr->mpu, &rep) == 0) {
 		tr->have_mpu = 1;
-		snprintf(note + strlen(note), cap - strlen(note), ", the MPU's %d regions",
-			 tr->mpu.nregions);
+		snprintf(note + strlen(note), cap - strlen(note), "%sthe MPU's %d regions",
+			 note[0] ? ", " : "", tr->mpu.nregions);
 	}
 }
 
@@ -272,14 +272,13 @@ static void run(xb_app *a, app_triage *tr, const xb_trace *trace)
 		return;
 	}
 	const xb_target *tg = m->tg ? m->tg : &a->tg;
-	char regs[64];
-	read_registers(a, tr, tg, regs, sizeof regs);
+	read_registers(a, tr, tg, tr->regs_text, sizeof tr->regs_text);
 	if (m->prof) {
 		tr->scaled = live_samples(m->prof, m->img, m->window, &tr->smp);
-		snprintf(tr->samples_text, sizeof tr->samples_text, "live profile, %s, %s%s%s",
+		snprintf(tr->samples_text, sizeof tr->samples_text, "live profile, %s, %s%s",
 			 wg_window_name(m->window),
 			 m->subtract ? "idle subtracted" : "idle not subtracted",
-			 tr->scaled ? ", scaled down" : "", regs);
+			 tr->scaled ? ", scaled down" : "");
 	}
 	xb_triage_in in = {0};
 	in.img = m->img;
@@ -342,6 +341,7 @@ void app_triage_update(xb_app *a)
 	m->triage_samples = tr->have && tr->samples_text[0] ? tr->samples_text : NULL;
 	m->triage_trace = tr->have && tr->trace_text[0] ? tr->trace_text : NULL;
 	m->triage_config = tr->have ? tr->cfg_path : NULL;
+	m->triage_registers = tr->have && tr->regs_text[0] ? tr->regs_text : NULL;
 	m->triage_error = tr->error[0] ? tr->error : NULL;
 }
 

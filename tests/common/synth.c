@@ -77,6 +77,7 @@ void synth_image(xb_image *img, size_t n, uint64_t seed)
 	m->outputs[2] = (xb_map_output){.name = xstrdup(".xipbench_noalloc"), .addr = na_at,
 					 .size = 0, .lma = na_load};
 	add_input(m, ".data", "data.o", 0x20000000, 0x100, 1);
+	mapfile_count_sections(m);
 	aligns[n + 1] = 4;
 	img->input_align = aligns;
 	img->input_align_known = xcalloc(m->ninputs, sizeof *img->input_align_known);

@@ -26,7 +26,7 @@ title_is() { [ "$(title)" = "$1" ]; }
 title_is_not() { [ "$(title)" != "$1" ]; }
 findings_at_least() { [ "$(pane tr | grep -cE "$ROW")" -ge "$1" ]; }
 
-start_pane tr 140 45 "$XDG" "\"$XIPBENCH\" workbench --no-config --udp-rate 0 --work-dir $W/work"
+start_pane tr 170 45 "$XDG" "\"$XIPBENCH\" workbench --no-config --udp-rate 0 --work-dir $W/work"
 if wait_for 180 pane_matches tr 'running *│?$|running$'; then ok "tr: running on the demo firmware"; else
 	not_ok "tr: never running"
 	sed 's/^/# /' "$W/tr.err" | tail -n 5
