@@ -157,7 +157,7 @@ static void test_report_markdown(void **state)
 	/* one method for all: one paragraph without run numbers */
 	assert_non_null(strstr(md, "## Method\n\nMethod: 60 pings of 56 bytes every 20 ms after an "
 				   "idle window as long"));
-	assert_non_null(strstr(md, "Virtual time on the virtual Pico.\n"));
+	assert_non_null(strstr(md, "Virtual time on the virtual\nPico.\n"));
 	assert_non_null(strstr(md, "## Notes\n\n- Run 2: moved \\| things\n"));
 	sb_free(&sb);
 
@@ -210,7 +210,8 @@ static void test_method(void **state)
 		"usbmon records); UDP echo: %zu rate steps of %.2f s, %u passes, %u-byte "
 		"datagrams (peak: highest reply rate); footprint: cache flushed, one ping, misses "
 		"in %.0f ms minus an idle window. Predicted: the profile's fetch trace moved to "
-		"the layout's addresses and replayed through the cache model; OPT bound: the "
+		"the layout's addresses (for a relinked image, its veneers where GNU ld put them) "
+		"and replayed through the cache model; OPT bound: the "
 		"prediction less the misses Belady's OPT on a fully associative cache of the same "
 		"size saves (a model, not a measurement). "
 		"Virtual time on the virtual Pico.",
