@@ -319,7 +319,7 @@ static int run_row(exp_ctx *c, exp_row *r, xb_err *err)
 			xb_prediction built;
 			rc = exp_predict_built(&c->tg, v->elf, stock_map, dir, predict_trace(r->profile),
 					       r->elf, &built, err);
-			if (rc == 0 && built.misses_per_echo != r->pred.misses_per_echo)
+			if (rc == 0 && fabs(built.misses_per_echo - r->pred.misses_per_echo) >= 0.05)
 				progress(c, "%s: as linked, predicted %.1f misses per echo (the plan's "
 					    "%.1f: GNU ld orders the veneers its own way)",
 					 r->name, built.misses_per_echo, r->pred.misses_per_echo);
