@@ -61,7 +61,7 @@ typedef struct bench_probe {
 	uint16_t raw_ids[PB_ICMP_IDS]; /* RAW: the identifiers sent (replies to others are
 					* another program's) */
 	size_t nraw;
-	char icmp_why[240];
+	char icmp_why[384];
 	/* the board's interface */
 	char netif[IF_NAMESIZE];
 	int netif_up;
@@ -417,7 +417,7 @@ size_t bench_netif_find(const char *sysfs, uint16_t vid, uint16_t pid, xb_board_
 		if (n < max) {
 			xb_board_netif *m = &out[n];
 			memset(m, 0, sizeof *m);
-			snprintf(m->name, sizeof m->name, "%s", e->d_name);
+			snprintf(m->name, sizeof m->name, "%.15s", e->d_name); /* IFNAMSIZ */
 			snprintf(m->driver, sizeof m->driver, "%.15s", driver);
 			snprintf(m->usb, sizeof m->usb, "%.31s", base_name(intf));
 		}

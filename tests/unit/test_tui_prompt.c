@@ -229,7 +229,7 @@ static void test_history(void **state)
 
 	/* the oldest lines go when the history is full */
 	for (int i = 0; i < XB_PROMPT_HISTORY + 6; i++) {
-		char line[16];
+		char line[24];
 		snprintf(line, sizeof line, "line %d", i);
 		enter_line(&p, line);
 	}
