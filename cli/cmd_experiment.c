@@ -224,13 +224,15 @@ static const char *predict_trace(int pi)
 }
 
 /* Another image's layout, relinked by the build command into DIR/images/NAME.elf and
- * verified against the plan. */
-static int relink_image(exp_ctx *c, exp_row *r, const char *dir, xb_err *err)
+ * verified against the plan (and with pred, predicted as linked from trace). */
+static int relink_image(exp_ctx *c, exp_row *r, const char *dir, const char *trace,
+			xb_prediction *pred, xb_err *err)
 {
 	r->elf = xasprintf("%s/images/%s.elf", c->out, r->name);
 	exp_relink_req q = {.builder = &c->img.builder, .stock_elf = c->img.copy,
 			    .stock_map = c->img.copy_map, .build_dir = c->img.build_dir,
-			    .layout_dir = dir, .name = r->name, .elf = r->elf, .log = c->log};
+			    .layout_dir = dir, .name = r->name, .elf = r->elf, .log = c->log,
+			    .predict_trace = trace, .pred = pred};
 	int rc = exp_relink_with(&c->tg, &q, err);
 	r->map = q.map_out;
 	return rc;
@@ -307,24 +309,23 @@ static int run_row(exp_ctx *c, exp_row *r, xb_err *err)
 			r->seconds = wall_now() - t0;
 			return 0;
 		}
+		/* the relinked image's prediction: its veneers where GNU ld put them */
+		xb_prediction built;
+		const char *trace = r->profile >= 0 ? predict_trace(r->profile) : NULL;
+		xb_prediction *pred = trace ? &built : NULL;
 		if (rc == 0 && c->ext) {
-			rc = relink_image(c, r, dir, err);
+			rc = relink_image(c, r, dir, trace, pred, err);
 		} else if (rc == 0) {
 			r->elf = xasprintf("%s/%s/layouts/%s/echo.elf", c->fwbuild, v->name, r->name);
 			rc = exp_relink(&c->tg, v->elf, c->fwbuild, v->arg, dir, r->name, r->elf, c->log,
-					err);
+					trace, pred, err);
 		}
-		if (rc == 0 && r->profile >= 0) {
-			/* the relinked image's prediction: its veneers where GNU ld put them */
-			xb_prediction built;
-			rc = exp_predict_built(&c->tg, v->elf, stock_map, dir, predict_trace(r->profile),
-					       r->elf, &built, err);
-			if (rc == 0 && fabs(built.misses_per_echo - r->pred.misses_per_echo) >= 0.05)
+		if (rc == 0 && pred) {
+			if (fabs(built.misses_per_echo - r->pred.misses_per_echo) >= 0.05)
 				progress(c, "%s: as linked, predicted %.1f misses per echo (the plan's "
 					    "%.1f: GNU ld orders the veneers its own way)",
 					 r->name, built.misses_per_echo, r->pred.misses_per_echo);
-			if (rc == 0)
-				r->pred = built;
+			r->pred = built;
 		}
 		free(dir);
 		if (rc)
@@ -955,13 +956,10 @@ static int run_experiment(int argc, char **argv)
 			if (xb_parse_u64(optarg, &c.search_moves) || c.search_moves > UINT32_MAX)
 				return cli_usage_error(c.cmd, "bad --search-moves '%s'", optarg);
 			break;
-		case O_SECONDS: {
-			char *end;
-			c.search_seconds = strtod(optarg, &end);
-			if (end == optarg || *end || !(c.search_seconds > 0))
+		case O_SECONDS:
+			if (sim_parse_positive(optarg, 86400, &c.search_seconds) != 0)
 				return cli_usage_error(c.cmd, "bad --search-seconds '%s'", optarg);
 			break;
-		}
 		case O_SEED:
 			if (xb_parse_u64(optarg, &c.seed))
 				return cli_usage_error(c.cmd, "bad --seed '%s'", optarg);

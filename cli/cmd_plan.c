@@ -8,6 +8,7 @@
 #include "cli.h"
 #include "load.h"
 #include "report.h"
+#include "sim_net.h"
 
 static const char usage[] =
 	"usage: xipbench plan --elf ELF [--map MAP] [--samples FILE] [--trace FILE]\n"
@@ -101,13 +102,10 @@ static int run_plan(int argc, char **argv)
 			if (xb_parse_u64(optarg, &moves) != 0 || moves > UINT32_MAX)
 				return cli_usage_error("plan", "bad --search-moves '%s'", optarg);
 			break;
-		case O_SECONDS: {
-			char *end;
-			seconds = strtod(optarg, &end);
-			if (end == optarg || *end || !(seconds > 0))
+		case O_SECONDS:
+			if (sim_parse_positive(optarg, 86400, &seconds) != 0)
 				return cli_usage_error("plan", "bad --search-seconds '%s'", optarg);
 			break;
-		}
 		case O_SEED:
 			if (xb_parse_u64(optarg, &seed) != 0)
 				return cli_usage_error("plan", "bad --seed '%s'", optarg);

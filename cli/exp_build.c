@@ -123,51 +123,25 @@ done:
 	return rc;
 }
 
-/* A prediction over the stock image elf (map NULL: next to it) and the trace: with
- * layout_dir, of that layout relinked into built_elf (verify_predict_built), else of the
- * stock layout. */
-static int predict(const xb_target *tg, const char *elf, const char *map, const char *trace,
-		   const char *layout_dir, const char *built_elf, xb_prediction *out, xb_err *err)
-{
-	xb_image stock;
-	if (load_image(elf, map, tg, &stock, err))
-		return -1;
-	xb_plan_input in = {.img = &stock, .tg = tg};
-	xb_plan_inputs pi;
-	if (plan_inputs_load(&pi, NULL, trace, &in, err) != 0) {
-		image_free(&stock);
-		return -1;
-	}
-	xb_layout l;
-	layout_init(&l);
-	int rc;
-	if (layout_dir) {
-		char *lpath = xasprintf("%s/layout.txt", layout_dir);
-		xb_image_open io = {.elf = built_elf};
-		rc = layout_read_file(&l, &stock, lpath, err);
-		if (rc == 0)
-			rc = verify_predict_built(&in, &l, &io, out, err);
-		free(lpath);
-	} else {
-		rc = plan_predict(&in, &l, out, err);
-	}
-	layout_free(&l);
-	plan_inputs_free(&pi);
-	image_free(&stock);
-	return rc;
-}
-
 int exp_predict_stock(const xb_target *tg, const char *elf, const char *map, const char *trace,
 		      xb_prediction *out, xb_err *err)
 {
-	return predict(tg, elf, map, trace, NULL, NULL, out, err);
-}
-
-int exp_predict_built(const xb_target *tg, const char *stock_elf, const char *stock_map,
-		      const char *layout_dir, const char *trace, const char *built_elf,
-		      xb_prediction *out, xb_err *err)
-{
-	return predict(tg, stock_elf, stock_map, trace, layout_dir, built_elf, out, err);
+	xb_image img;
+	if (load_image(elf, map, tg, &img, err))
+		return -1;
+	xb_plan_input in = {.img = &img, .tg = tg};
+	xb_plan_inputs ci;
+	if (plan_inputs_load(&ci, NULL, trace, &in, err) != 0) {
+		image_free(&img);
+		return -1;
+	}
+	xb_layout stock;
+	layout_init(&stock);
+	int rc = plan_predict(&in, &stock, out, err);
+	layout_free(&stock);
+	plan_inputs_free(&ci);
+	image_free(&img);
+	return rc;
 }
 
 int exp_build_firmware(const char *fwdir, const char *build_dir, const char *log, char **elf,
@@ -190,25 +164,26 @@ static void relink_line(void *ctx, const char *line, size_t len, int error)
 	fputc('\n', f);
 }
 
-/* The relinked image checked against the plan of layout_dir (core/verify.h). */
-static int relink_verify(const xb_target *tg, const char *stock_elf, const char *stock_map,
-			 const char *layout_dir, const char *elf, const char *map, FILE *log,
-			 xb_err *err)
+/* The relinked image checked against the plan of layout_dir (core/verify.h), and with
+ * q->pred predicted as linked. */
+static int relink_verify(const xb_target *tg, const exp_relink_req *q, const char *map,
+			 FILE *log, xb_err *err)
 {
+	const char *elf = q->elf;
 	xb_image stock;
-	if (load_image(stock_elf, stock_map, tg, &stock, err))
+	if (load_image(q->stock_elf, q->stock_map, tg, &stock, err))
 		return -1;
 	xb_plan_input in = {.img = &stock, .tg = tg};
 	xb_plan_inputs pi;
 	xb_layout l;
 	layout_init(&l);
-	char *lpath = xasprintf("%s/layout.txt", layout_dir);
+	char *lpath = xasprintf("%s/layout.txt", q->layout_dir);
 	int rc = -1;
 	xb_image_open io = {.elf = elf, .map = map};
 	xb_verify_result vr;
-	if (plan_inputs_load(&pi, NULL, NULL, &in, err) == 0) {
+	if (plan_inputs_load(&pi, NULL, q->pred ? q->predict_trace : NULL, &in, err) == 0) {
 		if (layout_read_file(&l, &stock, lpath, err) == 0 &&
-		    verify_relink(&in, &l, &io, &vr, err) == 0) {
+		    verify_relink_predict(&in, &l, &io, &vr, q->pred, err) == 0) {
 			xb_strbuf sum = {0};
 			verify_summary(&vr, &sum);
 			fprintf(log, "verify %s: %s\n", elf, sum.buf ? sum.buf : "");
@@ -247,8 +222,7 @@ int exp_relink_with(const xb_target *tg, exp_relink_req *q, xb_err *err)
 		const xb_build_result *r = build_result(j);
 		if (r->state == XB_BUILD_OK) {
 			q->map_out = r->map ? xstrdup(r->map) : NULL;
-			rc = relink_verify(tg, q->stock_elf, q->stock_map, q->layout_dir, q->elf,
-					   q->map_out, f, err);
+			rc = relink_verify(tg, q, q->map_out, f, err);
 		} else {
 			xb_fail(err, "relinking %s: %s (the output is in %s)", q->name, r->message,
 				q->log);
@@ -262,12 +236,13 @@ int exp_relink_with(const xb_target *tg, exp_relink_req *q, xb_err *err)
 
 int exp_relink(const xb_target *tg, const char *stock_elf, const char *build_dir,
 	       const char *variant_arg, const char *layout_dir, const char *name, const char *elf,
-	       const char *log, xb_err *err)
+	       const char *log, const char *predict_trace, xb_prediction *pred, xb_err *err)
 {
 	const char *args[] = {variant_arg, NULL};
 	xb_builder b = {.ops = &builder_make, .cfg = {.args = args}};
 	exp_relink_req q = {.builder = &b, .stock_elf = stock_elf, .build_dir = build_dir,
-			    .layout_dir = layout_dir, .name = name, .elf = elf, .log = log};
+			    .layout_dir = layout_dir, .name = name, .elf = elf, .log = log,
+			    .predict_trace = predict_trace, .pred = pred};
 	int rc = exp_relink_with(tg, &q, err);
 	free(q.map_out);
 	return rc;

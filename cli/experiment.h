@@ -73,10 +73,11 @@ int exp_make(const char *fwdir, const char *const *args, const char *log, xb_err
  * layout_dir's fragments through the Makefile's builder (session/builder.h) into elf, the
  * output appended to log, and verifies the image against layout_dir's plan (core/verify.h)
  * before anything measures it: a function elsewhere than the plan said fails, naming it.
- * 0, or -1 with err. */
+ * With pred (predict_trace: the measured workload's trace), the image's prediction as
+ * linked (verify_relink_predict: its veneers where GNU ld put them). 0, or -1 with err. */
 int exp_relink(const xb_target *tg, const char *stock_elf, const char *build_dir,
 	       const char *variant_arg, const char *layout_dir, const char *name, const char *elf,
-	       const char *log, xb_err *err);
+	       const char *log, const char *predict_trace, xb_prediction *pred, xb_err *err);
 /* The same through any builder (session/builder.h: the command builder's template for
  * another image's build) with the stock image's map (NULL: next to it); *map_out (may be
  * NULL) gets the relinked image's map as the build left it (a new string, NULL: none). */
@@ -85,6 +86,8 @@ typedef struct exp_relink_req {
 	const char *stock_elf, *stock_map;
 	const char *build_dir, *layout_dir, *name, *elf;
 	const char *log;
+	const char *predict_trace; /* with pred */
+	xb_prediction *pred;    /* NULL, or gets the image's prediction as linked */
 	char *map_out;          /* out */
 } exp_relink_req;
 int exp_relink_with(const xb_target *tg, exp_relink_req *rq, xb_err *err);
@@ -116,11 +119,6 @@ int exp_plan(const xb_target *tg, exp_plan_req *req, xb_err *err);
 /* The stock layout's prediction from a trace (the measured workload); map NULL: next to
  * the ELF. */
 int exp_predict_stock(const xb_target *tg, const char *elf, const char *map, const char *trace,
-		      xb_prediction *out, xb_err *err);
-/* The prediction for built_elf, the relink of the layout in layout_dir over the stock image:
- * the trace replayed with the veneers where GNU ld put them (verify_predict_built). */
-int exp_predict_built(const xb_target *tg, const char *stock_elf, const char *stock_map,
-		      const char *layout_dir, const char *trace, const char *built_elf,
 		      xb_prediction *out, xb_err *err);
 
 #endif

@@ -24,6 +24,19 @@ static uint32_t log2u(uint32_t v)
 }
 
 /* Where the hot block starts: the placement of an empty layout says it. */
+int plan_replayed_misses(const xb_plan_input *in, const xb_placement *p, double *misses,
+			 xb_err *err)
+{
+	xb_trace moved;
+	layout_apply_trace(in->img, in->tg, p, in->trace, &moved);
+	xb_replay r;
+	int rc = replay_trace(in->tg, &moved, &r, err);
+	trace_free(&moved);
+	if (rc == 0)
+		*misses = r.misses_per_echo;
+	return rc;
+}
+
 int plan_hot_block_start(const xb_plan_input *in, uint32_t *start, xb_err *err)
 {
 	xb_layout empty;
@@ -445,13 +458,7 @@ static int search_check(search *s, size_t i, int replay)
 		c->dropped = 1;
 	} else if (want) {
 		s->replay_left -= in->trace->n;
-		xb_trace moved;
-		layout_apply_trace(in->img, in->tg, &pl, in->trace, &moved);
-		xb_replay r;
-		rc = replay_trace(in->tg, &moved, &r, s->err);
-		trace_free(&moved);
-		if (rc == 0)
-			c->misses = r.misses_per_echo;
+		rc = plan_replayed_misses(in, &pl, &c->misses, s->err);
 	}
 	placement_free(&pl);
 	return rc;
@@ -611,12 +618,7 @@ static int predicted_cost(const xb_plan_input *in, const xb_heat *h, const xb_la
 	if (in->trace && !isnan(*cost)) {
 		/* replayed already */
 	} else if (in->trace) {
-		xb_trace moved;
-		layout_apply_trace(in->img, in->tg, &p, in->trace, &moved);
-		xb_replay r;
-		rc = replay_trace(in->tg, &moved, &r, err);
-		trace_free(&moved);
-		*cost = r.misses_per_echo;
+		rc = plan_replayed_misses(in, &p, cost, err);
 	} else {
 		*cost = plan_conflict_score(in, h, &p, NULL);
 	}

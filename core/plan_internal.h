@@ -7,6 +7,11 @@
 
 uint32_t plan_align_up(uint32_t v, uint32_t a);
 
+/* in->trace moved to placement p and replayed: its misses per echo into *misses (left as
+ * it was on failure). */
+int plan_replayed_misses(const xb_plan_input *in, const xb_placement *p, double *misses,
+			 xb_err *err);
+
 /* Where the hot block starts: the placement of an empty layout says it. */
 int plan_hot_block_start(const xb_plan_input *in, uint32_t *start, xb_err *err);
 

@@ -210,11 +210,11 @@ static int32_t input_of(const uint32_t *order, size_t n, const xb_placement *p,
 	return a - p->input_addr[i] < img->map.inputs[i].size ? (int32_t)i : -1;
 }
 
-static const xb_placement *sort_place;
-static int lower_addr_first(const void *a, const void *b)
+static int lower_addr_first(const void *a, const void *b, void *place)
 {
-	uint32_t x = sort_place->input_addr[*(const uint32_t *)a];
-	uint32_t y = sort_place->input_addr[*(const uint32_t *)b];
+	const xb_placement *p = place;
+	uint32_t x = p->input_addr[*(const uint32_t *)a];
+	uint32_t y = p->input_addr[*(const uint32_t *)b];
 	return x < y ? -1 : x > y;
 }
 
@@ -291,9 +291,7 @@ static void model_build(model *m, const xb_plan_input *in, const xb_placement *p
 		if (r && r->kind == XB_REGION_FLASH && img->map.inputs[i].size)
 			order[nord++] = (uint32_t)i;
 	}
-	sort_place = p;
-	qsort(order, nord, sizeof *order, lower_addr_first);
-	sort_place = NULL;
+	qsort_r(order, nord, sizeof *order, lower_addr_first, (void *)p);
 	xb_trace moved;
 	layout_apply_trace(img, tg, p, in->trace, &moved);
 	size_t from = trace_counted_from(&moved);
@@ -660,10 +658,8 @@ static void ram_inputs(const xb_image *img, const xb_layout *l, const uint32_t *
 }
 
 /* Whether a and b have the same functions in the SRAM entries ram[0..nram). */
-static int same_sram(const xb_image *img, const xb_layout *a, const xb_layout *b,
-		     const uint32_t *ram, size_t nram)
+static int same_sram(const xb_layout *a, const xb_layout *b, const uint32_t *ram, size_t nram)
 {
-	(void)img;
 	for (size_t k = 0; k < nram; k++)
 		if (a->e[ram[k]].func != b->e[ram[k]].func)
 			return 0;
@@ -955,14 +951,8 @@ static int full_misses(const xb_plan_input *in, const xb_layout *l, double *out,
 	xb_placement p;
 	if (plan_place(in, l, &p, err) != 0)
 		return -1;
-	xb_trace moved;
-	layout_apply_trace(in->img, in->tg, &p, in->trace, &moved);
-	xb_replay r;
-	int rc = replay_trace(in->tg, &moved, &r, err);
-	trace_free(&moved);
+	int rc = plan_replayed_misses(in, &p, out, err);
 	placement_free(&p);
-	if (rc == 0)
-		*out = r.misses_per_echo;
 	return rc;
 }
 
@@ -1248,7 +1238,7 @@ int plan_search(const xb_plan_input *in, xb_layout *l, double *misses, xb_err *e
 				break;
 			}
 			size_t nl = 0, ntt;
-			if (same_sram(img, &cur, &best, ram, nram)) {
+			if (same_sram(&cur, &best, ram, nram)) {
 				uint64_t t = model_try(&m, &bp, dl, moved, list, &nl, &ntt, 0);
 				if (t != UINT64_MAX) {
 					model_accept(&m, &bp, dl, moved, list, nl, ntt, t);

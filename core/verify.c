@@ -433,10 +433,9 @@ static void check_veneers(vctx *c)
 	free(hi);
 }
 
-/* Opens built and verifies it against l placed over in's image; with pred, then predicts
- * it (verify_predict_built). */
-static int relink_check(const xb_plan_input *in, const xb_layout *l, const xb_image_open *built,
-			xb_verify_result *out, xb_prediction *pred, xb_err *err)
+int verify_relink_predict(const xb_plan_input *in, const xb_layout *l,
+			  const xb_image_open *built, xb_verify_result *out, xb_prediction *pred,
+			  xb_err *err)
 {
 	xb_image b;
 	if (image_open(&b, built, in->tg, err) != 0)
@@ -445,14 +444,12 @@ static int relink_check(const xb_plan_input *in, const xb_layout *l, const xb_im
 	int rc = plan_place(in, l, &pl, err);
 	if (rc == 0) {
 		rc = verify_image(in->img, in->tg, l, &pl, &b, out, err);
-		if (rc == 0 && pred && !verify_ok(out))
-			rc = xb_fail(err, "%s: the functions are not where the layout puts them",
-				     built->elf);
-		for (size_t k = 0; rc == 0 && pred && k < pl.nveneers; k++)
-			if (out->veneer_built[k])
-				pl.veneers[k].addr = out->veneer_built[k];
-		if (rc == 0 && pred)
+		if (rc == 0 && pred && verify_ok(out)) {
+			for (size_t k = 0; k < pl.nveneers; k++)
+				if (out->veneer_built[k])
+					pl.veneers[k].addr = out->veneer_built[k];
 			rc = plan_predict_placed(in, &pl, pred, err);
+		}
 		placement_free(&pl);
 	}
 	image_free(&b);
@@ -462,17 +459,7 @@ static int relink_check(const xb_plan_input *in, const xb_layout *l, const xb_im
 int verify_relink(const xb_plan_input *in, const xb_layout *l, const xb_image_open *built,
 		  xb_verify_result *out, xb_err *err)
 {
-	return relink_check(in, l, built, out, NULL, err);
-}
-
-int verify_predict_built(const xb_plan_input *in, const xb_layout *l,
-			 const xb_image_open *built, xb_prediction *out, xb_err *err)
-{
-	xb_verify_result vr;
-	memset(&vr, 0, sizeof vr);
-	int rc = relink_check(in, l, built, &vr, out, err);
-	verify_free(&vr);
-	return rc;
+	return verify_relink_predict(in, l, built, out, NULL, err);
 }
 
 int verify_image(const xb_image *stock, const xb_target *tg, const xb_layout *l,

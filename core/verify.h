@@ -101,13 +101,12 @@ int verify_ok(const xb_verify_result *r);
 int verify_relink(const xb_plan_input *in, const xb_layout *l, const xb_image_open *built,
 		  xb_verify_result *out, xb_err *err);
 
-/* plan_predict for the relinked image `built` of layout l: the placement with each veneer
- * where GNU ld put it (the order of a stub section's veneers is ld's own), so that the
- * replay fetches the veneers the board fetches. Every function is where the placement
- * says, or verify_relink would have failed: a built image that does not verify is an
- * error here too. */
-int verify_predict_built(const xb_plan_input *in, const xb_layout *l,
-			 const xb_image_open *built, xb_prediction *out, xb_err *err);
+/* verify_relink, then, when pred is not NULL and the image verifies, plan_predict for it:
+ * the placement with each veneer where GNU ld put it (the order of a stub section's veneers
+ * is ld's own), so that the replay fetches the veneers the board fetches. */
+int verify_relink_predict(const xb_plan_input *in, const xb_layout *l,
+			  const xb_image_open *built, xb_verify_result *out, xb_prediction *pred,
+			  xb_err *err);
 
 /* "hot", "colour", "SRAM", "noalloc", "other", "veneer", "missing", "new". */
 const char *verify_role_name(int role);
